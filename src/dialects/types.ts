@@ -1,0 +1,89 @@
+/**
+ * The contract every dialect folder (`postgresql`, `mysql` (+ `mariadb` flavour), `sqlite`,
+ * `clickhouse`) fulfils. The engine asks capabilities, never a dialect's name.
+ *
+ * Values never travel as bound parameters: the old ClickHouse server rejects them, so every
+ * dialect inlines literals through its quoting module and one code path serves all backends.
+ */
+
+export type DatabaseType = 'postgresql' | 'mysql' | 'mariadb' | 'sqlite' | 'clickhouse';
+export const DATABASE_TYPES: readonly DatabaseType[] = ['postgresql', 'mysql', 'mariadb', 'sqlite', 'clickhouse'];
+
+/** Splitter presets (src/parser). MariaDB shares MySQL's. */
+export type SplitDialect = 'postgresql' | 'mysql' | 'sqlite' | 'clickhouse';
+
+export interface Capabilities {
+  /** DDL runs inside a transaction and is rolled back with it (PostgreSQL, SQLite). */
+  readonly transactionalDdl: boolean;
+  /** Transactions exist at all (not on ClickHouse). */
+  readonly transactions: boolean;
+  /** SAVEPOINT / ROLLBACK TO SAVEPOINT work. */
+  readonly savepoints: boolean;
+  /** CREATE INDEX CONCURRENTLY exists. */
+  readonly concurrentIndexes: boolean;
+  /** Row-level `SELECT ... FOR UPDATE` or an equivalent atomic claim exists for the lock row. */
+  readonly atomicLock: boolean;
+  /** Schemas (namespaces) inside a database, as PostgreSQL has. */
+  readonly schemas: boolean;
+  /** Native enum types declared separately from tables (PostgreSQL). */
+  readonly namedEnums: boolean;
+  /** Foreign keys are enforced. */
+  readonly foreignKeys: boolean;
+}
+
+/** SQL text construction for one dialect. Everything built from names or values goes through here. */
+export interface Quoting {
+  /** Quote one identifier: `users` → `"users"` / `` `users` ``. */
+  ident(name: string): string;
+  /** Quote a possibly schema-qualified name given as parts. */
+  qualified(...parts: (string | undefined)[]): string;
+  /** Inline a value as a SQL literal (string, number, bigint, boolean, null, Date, Uint8Array). */
+  literal(value: SqlValue): string;
+}
+
+export type SqlValue = string | number | bigint | boolean | null | Date | Uint8Array;
+export type Row = Record<string, unknown>;
+
+export interface QueryResult {
+  rows: Row[];
+  /** Rows changed by INSERT/UPDATE/DELETE where the driver reports it, else 0. */
+  rowCount: number;
+}
+
+/**
+ * One open session to a database. Not safe for concurrent use: callers await each call.
+ * Every driver error is rethrown as an MtoolError with code `MTOOL_DATABASE` (or
+ * `MTOOL_CONNECTION`) whose message is scrubbed of credentials and names the dialect.
+ */
+export interface Connection {
+  readonly type: DatabaseType;
+  /** Run one statement (never several joined by `;`). */
+  query(sql: string): Promise<QueryResult>;
+  /** BEGIN / COMMIT / ROLLBACK; no-ops where `capabilities.transactions` is false. */
+  begin(): Promise<void>;
+  commit(): Promise<void>;
+  rollback(): Promise<void>;
+  /** Server version string, e.g. `15.19`, `10.11.19-MariaDB`, `18.16.1`. */
+  serverVersion(): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface ConnectOptions {
+  /** The database's name in the config, for error messages and logs. */
+  databaseName: string;
+  /** The resolved connection URL (never logged as is: see src/net/url). */
+  url: string;
+  /** PostgreSQL: schema put first on the search path. */
+  pgSchema?: string;
+  /** Project root, against which relative SQLite paths resolve. */
+  root: string;
+}
+
+export interface Dialect {
+  readonly type: DatabaseType;
+  readonly splitDialect: SplitDialect;
+  readonly capabilities: Capabilities;
+  readonly quote: Quoting;
+  /** Open a connection. The driver package is imported here, lazily, and only here. */
+  connect(options: ConnectOptions): Promise<Connection>;
+}
