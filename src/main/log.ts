@@ -1,0 +1,219 @@
+import { writeSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { performance } from 'node:perf_hooks';
+import type { Logger as PinoLogger } from 'pino';
+import { maskUrl } from '../net/connection-url.js';
+
+/**
+ * mtool's logger: pino on stderr with the spec's levels (trace 5 … critical 50).
+ *
+ * Human mode (default) prints one readable line per record:
+ * `INFO  [app/postgresql] lock acquired in 3.1 ms`.
+ * JSON mode (`MTOOL_LOG_JSON=true` or `--json`) prints one object per line with exactly
+ * `timestamp` (UTC, microseconds), `level`, `logger`, `message`, and `db_name`, `db_type`,
+ * `exception` when they apply, plus any fields the caller passed.
+ *
+ * pino is loaded on the first record that passes the level filter, so `mtool --version`
+ * and `--help` never pay for it. Every message and string field goes through
+ * {@link scrubSecrets}: no credential reaches the log.
+ */
+
+/** Level names of the spec, lowest first. */
+export const LOG_LEVELS = { trace: 5, debug: 10, info: 20, warning: 30, error: 40, critical: 50 } as const;
+export type LogLevelName = keyof typeof LOG_LEVELS;
+export type LogFields = Record<string, unknown>;
+
+/** Where formatted lines go; tests pass their own to capture records. */
+export interface LogSink {
+  write(line: string): void;
+}
+
+export interface LoggingOptions {
+  /** Name (`warning`, `WARNING`, `warn`) or number (5/10/20/30/40/50). Default `info`. */
+  level?: LogLevelName | number | string;
+  /** One JSON object per line. Default: `MTOOL_LOG_JSON=true`. */
+  json?: boolean;
+  /** Default: file descriptor 2, written synchronously so nothing is lost on exit. */
+  sink?: LogSink;
+}
+
+export interface Logger {
+  trace(message: string, fields?: LogFields): void;
+  debug(message: string, fields?: LogFields): void;
+  info(message: string, fields?: LogFields): void;
+  warn(message: string, fields?: LogFields): void;
+  error(message: string, fields?: LogFields): void;
+  critical(message: string, fields?: LogFields): void;
+  /** True when a record of this level would be written (skip building costly messages). */
+  isEnabled(level: LogLevelName): boolean;
+  child(fields: { db_name?: string; db_type?: string }): Logger;
+}
+
+const LEVEL_BY_NUMBER = new Map<number, LogLevelName>(
+  Object.entries(LOG_LEVELS).map(([name, value]) => [value, name as LogLevelName]),
+);
+
+/**
+ * Parse `--debug-level` input: a level name (any case, `warn` accepted) or one of the numbers.
+ * @returns the level name, or undefined when the input is not a level.
+ */
+export function parseLogLevel(input: string | number): LogLevelName | undefined {
+  if (typeof input === 'number' || /^\d+$/.test(input.trim())) return LEVEL_BY_NUMBER.get(Number(input));
+  const name = input.trim().toLowerCase();
+  if (name === 'warn') return 'warning';
+  return name in LOG_LEVELS ? (name as LogLevelName) : undefined;
+}
+
+interface State {
+  level: LogLevelName;
+  json: boolean;
+  sink: LogSink | undefined;
+  pino: PinoLogger<LogLevelName, true> | undefined;
+}
+
+const state: State = {
+  level: 'info',
+  json: process.env.MTOOL_LOG_JSON === 'true',
+  sink: undefined,
+  pino: undefined,
+};
+
+/**
+ * Set level and format. Called by the CLI once options are parsed; later calls replace
+ * the earlier settings (the underlying pino instance is rebuilt on the next record).
+ * @example configureLogging({ level: 'debug', json: true })
+ */
+export function configureLogging(options: LoggingOptions): void {
+  if (options.level !== undefined) {
+    const level = parseLogLevel(options.level);
+    if (level === undefined) throw new TypeError(`unknown log level ${String(options.level)}`);
+    state.level = level;
+  }
+  if (options.json !== undefined) state.json = options.json;
+  if ('sink' in options) state.sink = options.sink;
+  state.pino = undefined;
+}
+
+/** Current settings (read by the CLI to decide whether to print stack traces). */
+export function loggingSettings(): { level: LogLevelName; json: boolean } {
+  return { level: state.level, json: state.json };
+}
+
+/** `2026-11-21T08:30:00.123456Z`: wall clock from the performance time origin, which carries sub-millisecond digits. */
+export function isoTimestampMicros(epochMs: number = performance.timeOrigin + performance.now()): string {
+  const whole = Math.floor(epochMs);
+  const micros = Math.min(999, Math.floor((epochMs - whole) * 1000));
+  return `${new Date(whole).toISOString().slice(0, -1)}${String(micros).padStart(3, '0')}Z`;
+}
+
+const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s'"<>`]+/gi;
+const CREDENTIALS_IN_URL = /(\/\/[^:/@\s]*):[^\s]*@/;
+const SECRET_ASSIGNMENT = /\b(password|passwd|pwd|secret|token|api[_-]?key)(\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s,;&]+)/gi;
+
+/**
+ * Mask credentials in free text: every URL goes through `maskUrl`, and `password=...`-style
+ * assignments lose their value. Used on every log message and CLI error message.
+ */
+export function scrubSecrets(text: string): string {
+  return text
+    .replace(URL_IN_TEXT, (url) => {
+      try {
+        return maskUrl(url);
+      } catch {
+        // Not a URL maskUrl can parse: still never let a password through.
+        return url.replace(CREDENTIALS_IN_URL, '$1:***@');
+      }
+    })
+    .replace(SECRET_ASSIGNMENT, '$1$2***');
+}
+
+function scrubValue(value: unknown): unknown {
+  if (typeof value === 'string') return scrubSecrets(value);
+  if (value instanceof Error) return scrubSecrets(value.stack ?? `${value.name}: ${value.message}`);
+  return value;
+}
+
+const LEVEL_LABEL: Record<LogLevelName, string> = {
+  trace: 'TRACE',
+  debug: 'DEBUG',
+  info: 'INFO',
+  warning: 'WARNING',
+  error: 'ERROR',
+  critical: 'CRITICAL',
+};
+
+const stderrSink: LogSink = { write: (line) => void writeSync(2, line) };
+
+/** Human line: `INFO  [db/type] message key=value`, stack below it only at debug or lower. */
+function humanSink(target: LogSink): LogSink {
+  return {
+    write(line: string) {
+      const record = JSON.parse(line) as Record<string, unknown>;
+      const { timestamp: _t, level, logger: _l, message, db_name, db_type, exception, ...extra } = record;
+      const where = db_name || db_type ? ` [${[db_name, db_type].filter(Boolean).join('/')}]` : '';
+      const pairs = Object.entries(extra)
+        .map(([k, v]) => ` ${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+        .join('');
+      let out = `${String(level).padEnd(5)}${where} ${String(message ?? '')}${pairs}\n`;
+      if (typeof exception === 'string') {
+        const verbose = LOG_LEVELS[state.level] <= LOG_LEVELS.debug;
+        out += verbose ? `${exception.replace(/^/gm, '    ')}\n` : `    ${exception.split('\n')[0]}\n`;
+      }
+      target.write(out);
+    },
+  };
+}
+
+function pinoInstance(): PinoLogger<LogLevelName, true> {
+  if (state.pino) return state.pino;
+  // Loaded synchronously on first use: logging must work from sync code paths,
+  // and commands that never log (`--version`) never load pino at all.
+  const pino = createRequire(import.meta.url)('pino') as typeof import('pino');
+  const target = state.sink ?? stderrSink;
+  const destination = state.json ? target : humanSink(target);
+  state.pino = pino.pino<LogLevelName, true>(
+    {
+      customLevels: LOG_LEVELS,
+      useOnlyCustomLevels: true,
+      level: state.level,
+      base: { logger: 'mtool' },
+      messageKey: 'message',
+      timestamp: () => `,"timestamp":"${isoTimestampMicros()}"`,
+      formatters: { level: (label) => ({ level: LEVEL_LABEL[label as LogLevelName] ?? label.toUpperCase() }) },
+    },
+    destination,
+  );
+  return state.pino;
+}
+
+function makeLogger(bindings: { db_name?: string; db_type?: string }): Logger {
+  const emit = (level: LogLevelName, message: string, fields?: LogFields): void => {
+    if (LOG_LEVELS[level] < LOG_LEVELS[state.level]) return;
+    const record: LogFields = {};
+    if (bindings.db_name !== undefined) record.db_name = bindings.db_name;
+    if (bindings.db_type !== undefined) record.db_type = bindings.db_type;
+    for (const [key, value] of Object.entries(fields ?? {})) {
+      if (value === undefined) continue;
+      // An Error under any key becomes the spec's `exception` field (its stack, scrubbed).
+      if (value instanceof Error) record.exception = scrubValue(value);
+      else record[key === 'err' || key === 'error' ? 'exception' : key] = scrubValue(value);
+    }
+    pinoInstance()[level](record, scrubSecrets(message));
+  };
+  return {
+    trace: (m, f) => emit('trace', m, f),
+    debug: (m, f) => emit('debug', m, f),
+    info: (m, f) => emit('info', m, f),
+    warn: (m, f) => emit('warning', m, f),
+    error: (m, f) => emit('error', m, f),
+    critical: (m, f) => emit('critical', m, f),
+    isEnabled: (level) => LOG_LEVELS[level] >= LOG_LEVELS[state.level],
+    child: (fields) => makeLogger({ ...bindings, ...fields }),
+  };
+}
+
+/**
+ * The process-wide logger.
+ * @example logger.child({ db_name: 'app', db_type: 'postgresql' }).info('lock acquired in 3.1 ms')
+ */
+export const logger: Logger = makeLogger({});
