@@ -1,0 +1,122 @@
+#!/usr/bin/env node
+// Migration benchmark against peers (issue 3): applying N small migrations, a no-op `migrate` and a
+// `status` over N applied ones, for mtool, dbmate, node-pg-migrate and knex, against the database's
+// own CLI sending the same statements in one go, on PostgreSQL, MariaDB and SQLite, in one run.
+//
+//   node bench/migrate-peers.mjs [--engines postgresql,mariadb,sqlite] [--tools floor,dbmate,node-pg-migrate,knex,mtool]
+//                                [--count 1000] [--reps 5] [--apply-reps 1] [--keep]
+//
+// Every tool gets its own fresh database per apply run, its own project folder under
+// bench/.work/<engine>/<tool>, and records its own tracking table. After each apply the bench counts
+// the t_* tables and the tracking rows, so a tool cannot pass by doing less. Exit code 1 when a
+// target is missed or a tool failed.
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, hostname } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { postgresql, mariadb, sqlite } from './peers/engines.mjs';
+import { runChecked } from './peers/run-timed.mjs';
+import { summarize, printEngine } from './peers/report.mjs';
+import floor from './peers/tools/floor.mjs';
+import dbmate from './peers/tools/dbmate.mjs';
+import nodePgMigrate from './peers/tools/node-pg-migrate.mjs';
+import knex from './peers/tools/knex.mjs';
+import mtool from './peers/tools/mtool.mjs';
+
+const benchDir = fileURLToPath(new URL('.', import.meta.url));
+const workDir = join(benchDir, '.work');
+
+const { values: opts } = parseArgs({
+  options: {
+    engines: { type: 'string', default: 'postgresql,mariadb,sqlite' },
+    tools: { type: 'string', default: 'floor,dbmate,node-pg-migrate,knex,mtool' },
+    count: { type: 'string', default: '1000' },
+    reps: { type: 'string', default: '5' },
+    'apply-reps': { type: 'string', default: '1' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+const count = Number(opts.count);
+const reps = Number(opts.reps);
+const applyReps = Number(opts['apply-reps']);
+const allEngines = { postgresql, mariadb, sqlite: sqlite(workDir) };
+const allTools = { floor, dbmate, 'node-pg-migrate': nodePgMigrate, knex, mtool };
+const engines = opts.engines.split(',').map((e) => allEngines[e] ?? fail(`unknown engine ${e}`));
+const tools = opts.tools.split(',').map((t) => allTools[t] ?? fail(`unknown tool ${t}`));
+
+function fail(message) {
+  process.stderr.write(`migrate-peers: ${message}\n`);
+  process.exit(2);
+}
+
+const log = (line) => process.stderr.write(`${line}\n`);
+const print = (line) => process.stdout.write(`${line}\n`);
+const runId = Math.random().toString(36).slice(2, 8);
+
+/** Measures one tool on one engine; never throws: a failure becomes the row's error. */
+async function measure(engine, tool) {
+  const row = { applyMs: [], noopMs: [], statusMs: [], describe: tool.describe?.[engine.id] };
+  const dir = join(workDir, engine.id, tool.name);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const dbName = `mb_${tool.name.replace(/\W/g, '_')}_${runId}`;
+  let db;
+  try {
+    for (let rep = 0; rep < applyReps; rep++) {
+      if (db) await engine.drop(db);
+      db = await engine.create(dbName);
+      const commands = tool.prepare({ dir, db, count });
+      const applied = await runChecked(commands.apply, `${tool.name} apply`);
+      row.applyMs.push(applied.ms);
+      const found = await engine.count(db, tool.trackingTable);
+      if (found.tables !== count || (tool.trackingTable && found.tracked !== count)) {
+        throw new Error(`after apply found ${found.tables} t_* tables and ${found.tracked ?? '-'} tracking rows, expected ${count}`);
+      }
+      log(`  ${tool.name}: apply ${(applied.ms / 1000).toFixed(2)} s`);
+      if (rep === applyReps - 1) {
+        for (const [kind, command] of [['noop', commands.noop], ['status', commands.status]]) {
+          if (!command) continue;
+          for (let i = 0; i < reps; i++) row[`${kind}Ms`].push((await runChecked(command, `${tool.name} ${kind}`)).ms);
+          log(`  ${tool.name}: ${kind} ${row[`${kind}Ms`].map((ms) => ms.toFixed(0)).join(' ')} ms`);
+        }
+        const after = await engine.count(db, tool.trackingTable);
+        if (after.tables !== count || (tool.trackingTable && after.tracked !== count)) {
+          throw new Error(`no-op/status changed the database: ${after.tables} tables, ${after.tracked} tracking rows`);
+        }
+      }
+    }
+  } catch (error) {
+    row.error = error.message;
+    log(`  ${tool.name}: ERROR ${error.message}`);
+  } finally {
+    if (db && !opts.keep) await engine.drop(db).catch((error) => log(`  could not drop ${db.name}: ${error.message}`));
+  }
+  return row;
+}
+
+const started = Date.now();
+const results = {};
+const targetLines = [];
+for (const engine of engines) {
+  log(`${engine.label}:`);
+  const rows = {};
+  for (const tool of tools) {
+    if (!tool.engines.includes(engine.id)) continue;
+    rows[tool.name] = await measure(engine, tool);
+  }
+  results[engine.id] = summarize(rows);
+  targetLines.push(...printEngine(engine.label, results[engine.id], { count, reps, applyReps }, print));
+}
+
+print('');
+for (const line of targetLines) print(line.text);
+const seconds = ((Date.now() - started) / 1000).toFixed(0);
+print(`\n${new Date().toISOString()} on ${hostname()}, ${cpus().length} cores, Node ${process.version}; bench took ${seconds} s`);
+
+mkdirSync(join(benchDir, 'results'), { recursive: true });
+const resultFile = join(benchDir, 'results', `migrate-peers-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+writeFileSync(resultFile, JSON.stringify({ count, reps, applyReps, cores: cpus().length, node: process.version, results }, null, 2));
+log(`results written to ${resultFile}`);
+const anyError = Object.values(results).some((engine) => Object.values(engine).some((row) => row.error));
+process.exitCode = anyError || targetLines.some((line) => !line.ok) ? 1 : 0;

@@ -1,0 +1,125 @@
+// The three database engines the peer bench runs on: how to make a fresh database, drop it,
+// and count what a tool left behind (so a tool that "succeeds" without applying is caught).
+// Admin work uses the Node drivers mtool already depends on; it is never inside a timed span.
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+const PG_URL = process.env.MTOOL_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const MYSQL_URL = process.env.MTOOL_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/';
+
+/** Replace the database part of a server URL. */
+function withDatabase(serverUrl, database) {
+  const url = new URL(serverUrl);
+  url.pathname = `/${database}`;
+  return url;
+}
+
+/** @typedef {{ engine: string, name: string, url: URL, file?: string }} FreshDb */
+
+export const postgresql = {
+  id: 'postgresql',
+  label: 'PostgreSQL',
+  async create(name) {
+    await pgAdmin(`CREATE DATABASE ${name}`);
+    return { engine: 'postgresql', name, url: withDatabase(PG_URL, name) };
+  },
+  async drop(db) {
+    await pgAdmin(`DROP DATABASE IF EXISTS ${db.name} WITH (FORCE)`);
+  },
+  async count(db, trackingTable) {
+    const pg = (await import('pg')).default;
+    const client = new pg.Client({ connectionString: db.url.href });
+    await client.connect();
+    try {
+      const tables = await client.query(
+        "SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'public' AND table_name LIKE 't\\_%'",
+      );
+      const tracked = trackingTable ? await client.query(`SELECT count(*)::int AS n FROM ${trackingTable}`) : undefined;
+      return { tables: tables.rows[0].n, tracked: tracked?.rows[0].n };
+    } finally {
+      await client.end();
+    }
+  },
+  server: () => new URL(PG_URL),
+};
+
+async function pgAdmin(sql) {
+  const pg = (await import('pg')).default;
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+export const mariadb = {
+  id: 'mariadb',
+  label: 'MariaDB',
+  async create(name) {
+    await mysqlAdmin(undefined, `CREATE DATABASE ${name}`);
+    return { engine: 'mariadb', name, url: withDatabase(MYSQL_URL, name) };
+  },
+  async drop(db) {
+    await mysqlAdmin(undefined, `DROP DATABASE IF EXISTS ${db.name}`);
+  },
+  async count(db, trackingTable) {
+    const tables = await mysqlAdmin(
+      db.name,
+      "SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE 't\\_%'",
+    );
+    const tracked = trackingTable ? await mysqlAdmin(db.name, `SELECT count(*) AS n FROM ${trackingTable}`) : undefined;
+    return { tables: Number(tables[0].n), tracked: tracked === undefined ? undefined : Number(tracked[0].n) };
+  },
+  server: () => new URL(MYSQL_URL),
+};
+
+async function mysqlAdmin(database, sql) {
+  const mysql = await import('mysql2/promise');
+  const url = new URL(MYSQL_URL);
+  const conn = await mysql.createConnection({
+    host: url.hostname,
+    port: Number(url.port || 3306),
+    user: decodeURIComponent(url.username || 'root'),
+    password: decodeURIComponent(url.password),
+    database,
+  });
+  try {
+    const [rows] = await conn.query(sql);
+    return rows;
+  } finally {
+    await conn.end();
+  }
+}
+
+/** SQLite databases are files under `root`; "fresh" means a path that does not exist yet. */
+export function sqlite(root) {
+  const dir = join(root, 'sqlite');
+  return {
+    id: 'sqlite',
+    label: 'SQLite',
+    async create(name) {
+      mkdirSync(dir, { recursive: true });
+      const file = join(dir, `${name}.db`);
+      rmSync(file, { force: true });
+      return { engine: 'sqlite', name, url: new URL(`file://${file}`), file };
+    },
+    async drop(db) {
+      for (const suffix of ['', '-journal', '-wal', '-shm']) rmSync(db.file + suffix, { force: true });
+    },
+    async count(db, trackingTable) {
+      const Database = (await import('better-sqlite3')).default;
+      const conn = new Database(db.file, { readonly: true });
+      try {
+        const tables = conn
+          .prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name LIKE 't\\_%' ESCAPE '\\'")
+          .get();
+        const tracked = trackingTable ? conn.prepare(`SELECT count(*) AS n FROM ${trackingTable}`).get() : undefined;
+        return { tables: tables.n, tracked: tracked?.n };
+      } finally {
+        conn.close();
+      }
+    },
+  };
+}

@@ -1,0 +1,88 @@
+// Turns measured numbers into the per-database tables and the issue's PASS/FAIL target lines.
+import { median } from './run-timed.mjs';
+
+const PEERS = ['dbmate', 'node-pg-migrate', 'knex'];
+
+/** @param {Record<string, {applyMs:number[], noopMs:number[], statusMs:number[], error?:string, describe?:string}>} rows */
+export function summarize(rows) {
+  const out = {};
+  for (const [tool, r] of Object.entries(rows)) {
+    out[tool] = {
+      apply: r.applyMs.length ? median(r.applyMs) : undefined,
+      noop: r.noopMs.length ? median(r.noopMs) : undefined,
+      status: r.statusMs.length ? median(r.statusMs) : undefined,
+      error: r.error,
+      describe: r.describe,
+    };
+  }
+  return out;
+}
+
+const pad = (s, n) => String(s).padEnd(n);
+const lpad = (s, n) => String(s).padStart(n);
+const sec = (ms) => (ms === undefined ? '-' : (ms / 1000).toFixed(2));
+const msf = (ms) => (ms === undefined ? '-' : ms < 100 ? ms.toFixed(1) : ms.toFixed(0));
+const ratio = (a, b) => (a === undefined || b === undefined ? '-' : `${(a / b).toFixed(2)}x`);
+
+/** Prints one database's table and returns its target lines as `{ ok, text }`. */
+export function printEngine(label, summary, { count, reps, applyReps }, print) {
+  const floor = summary.floor?.apply;
+  print(`\n${label}: ${count} migrations; apply x${applyReps}, no-op and status median of ${reps} (wall time per command)`);
+  print(`${pad('tool', 26)}${lpad('apply s', 9)}${lpad('vs floor', 10)}${lpad('no-op ms', 10)}${lpad('status ms', 11)}`);
+  for (const [tool, s] of Object.entries(summary)) {
+    const name = s.describe ? `${tool} (${s.describe})` : tool;
+    if (s.error) {
+      print(`${pad(name, 26)}ERROR ${s.error.split('\n')[0].slice(0, 140)}`);
+      continue;
+    }
+    print(
+      `${pad(name, 26)}${lpad(sec(s.apply), 9)}${lpad(ratio(s.apply, floor), 10)}${lpad(msf(s.noop), 10)}${lpad(msf(s.status), 11)}`,
+    );
+  }
+  const mtool = summary.mtool;
+  const peers = PEERS.filter((p) => summary[p] && !summary[p].error);
+  if (mtool && !mtool.error && peers.length) {
+    print(`mtool time / peer time (below 1.00x: mtool is faster)`);
+    print(`${pad('', 26)}${lpad('apply', 9)}${lpad('no-op', 10)}${lpad('status', 11)}`);
+    for (const p of peers) {
+      const s = summary[p];
+      print(`${pad(`  vs ${p}`, 26)}${lpad(ratio(mtool.apply, s.apply), 9)}${lpad(ratio(mtool.noop, s.noop), 10)}${lpad(ratio(mtool.status, s.status), 11)}`);
+    }
+  }
+  return targets(label, summary);
+}
+
+/** The issue's targets: apply within 1.2x of the floor and no slower than any peer; no-op at least 1.5x faster than knex and node-pg-migrate. */
+export function targets(label, summary) {
+  const lines = [];
+  const mtool = summary.mtool;
+  const check = (ok, text) => lines.push({ ok, text: `${ok ? 'PASS' : 'FAIL'} ${label}: ${text}` });
+  if (!mtool || mtool.error || mtool.apply === undefined) {
+    check(false, `mtool did not run${mtool?.error ? `: ${mtool.error.split('\n')[0].slice(0, 160)}` : ''}`);
+    return lines;
+  }
+  const floor = summary.floor;
+  if (floor && !floor.error) {
+    check(mtool.apply <= 1.2 * floor.apply, `apply ${sec(mtool.apply)} s within 1.2x of the floor ${sec(floor.apply)} s (${ratio(mtool.apply, floor.apply)})`);
+  } else {
+    check(false, 'apply vs floor: the floor did not run');
+  }
+  for (const p of PEERS) {
+    const s = summary[p];
+    if (!s) continue;
+    if (s.error) {
+      check(false, `apply vs ${p}: ${p} did not run`);
+      continue;
+    }
+    check(mtool.apply <= s.apply, `apply ${sec(mtool.apply)} s no slower than ${p} ${sec(s.apply)} s`);
+  }
+  for (const p of ['knex', 'node-pg-migrate']) {
+    const s = summary[p];
+    if (!s || s.error) continue;
+    check(
+      mtool.noop !== undefined && mtool.noop * 1.5 <= s.noop,
+      `no-op ${msf(mtool.noop)} ms at least 1.5x faster than ${p} ${msf(s.noop)} ms (${s.noop && mtool.noop ? (s.noop / mtool.noop).toFixed(2) : '-'}x)`,
+    );
+  }
+  return lines;
+}
