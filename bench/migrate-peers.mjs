@@ -4,7 +4,7 @@
 // own CLI sending the same statements in one go, on PostgreSQL, MariaDB and SQLite, in one run.
 //
 //   node bench/migrate-peers.mjs [--engines postgresql,mariadb,sqlite] [--tools floor,dbmate,node-pg-migrate,knex,mtool]
-//                                [--count 1000] [--reps 5] [--apply-reps 1] [--keep]
+//                                [--count 1000] [--reps 5] [--apply-reps 3] [--keep]
 //
 // Every tool gets its own fresh database per apply run, its own project folder under
 // bench/.work/<engine>/<tool>, and records its own tracking table. After each apply the bench counts
@@ -33,7 +33,7 @@ const { values: opts } = parseArgs({
     tools: { type: 'string', default: 'floor,dbmate,node-pg-migrate,knex,mtool' },
     count: { type: 'string', default: '1000' },
     reps: { type: 'string', default: '5' },
-    'apply-reps': { type: 'string', default: '1' },
+    'apply-reps': { type: 'string', default: '3' },
     keep: { type: 'boolean', default: false },
   },
 });
@@ -54,45 +54,74 @@ const log = (line) => process.stderr.write(`${line}\n`);
 const print = (line) => process.stdout.write(`${line}\n`);
 const runId = Math.random().toString(36).slice(2, 8);
 
-/** Measures one tool on one engine; never throws: a failure becomes the row's error. */
-async function measure(engine, tool) {
-  const row = { applyMs: [], noopMs: [], statusMs: [], describe: tool.describe?.[engine.id] };
-  const dir = join(workDir, engine.id, tool.name);
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  const dbName = `mb_${tool.name.replace(/\W/g, '_')}_${runId}`;
-  let db;
-  try {
-    for (let rep = 0; rep < applyReps; rep++) {
-      if (db) await engine.drop(db);
-      db = await engine.create(dbName);
-      const commands = tool.prepare({ dir, db, count });
-      const applied = await runChecked(commands.apply, `${tool.name} apply`);
-      row.applyMs.push(applied.ms);
-      const found = await engine.count(db, tool.trackingTable);
-      if (found.tables !== count || (tool.trackingTable && found.tracked !== count)) {
-        throw new Error(`after apply found ${found.tables} t_* tables and ${found.tracked ?? '-'} tracking rows, expected ${count}`);
-      }
-      log(`  ${tool.name}: apply ${(applied.ms / 1000).toFixed(2)} s`);
-      if (rep === applyReps - 1) {
-        for (const [kind, command] of [['noop', commands.noop], ['status', commands.status]]) {
-          if (!command) continue;
-          for (let i = 0; i < reps; i++) row[`${kind}Ms`].push((await runChecked(command, `${tool.name} ${kind}`)).ms);
-          log(`  ${tool.name}: ${kind} ${row[`${kind}Ms`].map((ms) => ms.toFixed(0)).join(' ')} ms`);
+/**
+ * Measures every tool on one engine. Tools take turns (apply rep 1 of each tool, then rep 2 ...;
+ * no-op run 1 of each tool, then run 2 ...) so a noisy neighbour on the machine spreads over all
+ * tools instead of landing on one. A failing tool gets an error row; the others go on.
+ */
+async function measureEngine(engine, engineTools) {
+  const states = engineTools.map((tool) => ({
+    tool,
+    row: { applyMs: [], noopMs: [], statusMs: [], describe: tool.describe?.[engine.id] },
+    dir: join(workDir, engine.id, tool.name),
+    dbName: `mb_${tool.name.replace(/\W/g, '_')}_${runId}`,
+    db: undefined,
+    commands: undefined,
+  }));
+  const live = () => states.filter((s) => !s.row.error);
+  const attempt = async (state, what, fn) => {
+    try {
+      await fn();
+    } catch (error) {
+      state.row.error = error.message;
+      log(`  ${state.tool.name}: ${what} ERROR ${error.message}`);
+    }
+  };
+  const verify = async (state, when) => {
+    const { tool, db } = state;
+    const found = await engine.count(db, tool.trackingTable);
+    if (found.tables !== count || (tool.trackingTable && found.tracked !== count)) {
+      throw new Error(`${when}: found ${found.tables} t_* tables and ${found.tracked ?? '-'} tracking rows, expected ${count}`);
+    }
+  };
+
+  for (let rep = 0; rep < applyReps; rep++) {
+    for (const state of live()) {
+      await attempt(state, 'apply', async () => {
+        if (state.db) await engine.drop(state.db);
+        state.db = await engine.create(state.dbName);
+        if (!state.commands) {
+          rmSync(state.dir, { recursive: true, force: true });
+          mkdirSync(state.dir, { recursive: true });
+          state.commands = state.tool.prepare({ dir: state.dir, db: state.db, count });
         }
-        const after = await engine.count(db, tool.trackingTable);
-        if (after.tables !== count || (tool.trackingTable && after.tracked !== count)) {
-          throw new Error(`no-op/status changed the database: ${after.tables} tables, ${after.tracked} tracking rows`);
-        }
+        const applied = await runChecked(state.commands.apply, `${state.tool.name} apply`);
+        await verify(state, 'after apply');
+        state.row.applyMs.push(applied.ms);
+        log(`  ${state.tool.name}: apply ${(applied.ms / 1000).toFixed(2)} s`);
+      });
+    }
+  }
+  for (const kind of ['noop', 'status']) {
+    for (let i = 0; i < reps; i++) {
+      for (const state of live()) {
+        const command = state.commands?.[kind];
+        if (!command) continue;
+        await attempt(state, kind, async () => {
+          state.row[`${kind}Ms`].push((await runChecked(command, `${state.tool.name} ${kind}`)).ms);
+        });
       }
     }
-  } catch (error) {
-    row.error = error.message;
-    log(`  ${tool.name}: ERROR ${error.message}`);
-  } finally {
-    if (db && !opts.keep) await engine.drop(db).catch((error) => log(`  could not drop ${db.name}: ${error.message}`));
+    for (const state of live()) {
+      const times = state.row[`${kind}Ms`];
+      if (times.length) log(`  ${state.tool.name}: ${kind} ${times.map((ms) => ms.toFixed(0)).join(' ')} ms`);
+    }
   }
-  return row;
+  for (const state of live()) await attempt(state, 'check after no-op/status', () => verify(state, 'after no-op and status'));
+  for (const state of states) {
+    if (state.db && !opts.keep) await engine.drop(state.db).catch((error) => log(`  could not drop ${state.db.name}: ${error.message}`));
+  }
+  return Object.fromEntries(states.map((s) => [s.tool.name, s.row]));
 }
 
 const started = Date.now();
@@ -100,11 +129,7 @@ const results = {};
 const targetLines = [];
 for (const engine of engines) {
   log(`${engine.label}:`);
-  const rows = {};
-  for (const tool of tools) {
-    if (!tool.engines.includes(engine.id)) continue;
-    rows[tool.name] = await measure(engine, tool);
-  }
+  const rows = await measureEngine(engine, tools.filter((tool) => tool.engines.includes(engine.id)));
   results[engine.id] = summarize(rows);
   targetLines.push(...printEngine(engine.label, results[engine.id], { count, reps, applyReps }, print));
 }

@@ -27,7 +27,7 @@ const ratio = (a, b) => (a === undefined || b === undefined ? '-' : `${(a / b).t
 /** Prints one database's table and returns its target lines as `{ ok, text }`. */
 export function printEngine(label, summary, { count, reps, applyReps }, print) {
   const floor = summary.floor?.apply;
-  print(`\n${label}: ${count} migrations; apply x${applyReps}, no-op and status median of ${reps} (wall time per command)`);
+  print(`\n${label}: ${count} migrations; apply median of ${applyReps}, no-op and status median of ${reps} (wall time per command)`);
   print(`${pad('tool', 26)}${lpad('apply s', 9)}${lpad('vs floor', 10)}${lpad('no-op ms', 10)}${lpad('status ms', 11)}`);
   for (const [tool, s] of Object.entries(summary)) {
     const name = s.describe ? `${tool} (${s.describe})` : tool;

@@ -1,6 +1,7 @@
 // knex through its CLI, the way a knex project runs migrations: a knexfile, one CommonJS file per
 // migration whose up/down send the SQL with `knex.raw`, its own `knex_migrations` table and lock
-// table, one transaction per migration (knex's default).
+// table. knex's default for `migrate:latest` wraps the whole batch in ONE transaction when every
+// migration is transactional (Migrator `transactionForAll`): on SQLite that is one commit for 1000.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
