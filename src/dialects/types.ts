@@ -29,6 +29,13 @@ export interface Capabilities {
   readonly namedEnums: boolean;
   /** Foreign keys are enforced. */
   readonly foreignKeys: boolean;
+  /**
+   * `INSERT/UPDATE/DELETE ... RETURNING` exists (PostgreSQL, SQLite >= 3.35, MariaDB >= 10.5 for
+   * INSERT/DELETE); not on MySQL or ClickHouse.
+   */
+  readonly returning: boolean;
+  /** `CREATE SEQUENCE` exists (PostgreSQL, MariaDB >= 10.3); not on MySQL, SQLite or ClickHouse. */
+  readonly sequences: boolean;
 }
 
 /** SQL text construction for one dialect. Everything built from names or values goes through here. */
@@ -57,6 +64,8 @@ export interface QueryResult {
  */
 export interface Connection {
   readonly type: DatabaseType;
+  /** The database's name in the config (as in {@link ConnectOptions.databaseName}). */
+  readonly databaseName: string;
   /** Run one statement (never several joined by `;`). */
   query(sql: string): Promise<QueryResult>;
   /** BEGIN / COMMIT / ROLLBACK; no-ops where `capabilities.transactions` is false. */
@@ -79,6 +88,17 @@ export interface ConnectOptions {
   root: string;
 }
 
+/** A server version split into numbers, for capability checks against minimum versions. */
+export interface ServerVersion {
+  major: number;
+  minor: number;
+  patch: number;
+  /** The product, where one wire protocol serves several: `mysql` or `mariadb`; else the dialect. */
+  product: string;
+  /** The version string as the server reported it. */
+  raw: string;
+}
+
 export interface Dialect {
   readonly type: DatabaseType;
   readonly splitDialect: SplitDialect;
@@ -86,4 +106,11 @@ export interface Dialect {
   readonly quote: Quoting;
   /** Open a connection. The driver package is imported here, lazily, and only here. */
   connect(options: ConnectOptions): Promise<Connection>;
+  /** Split what {@link Connection.serverVersion} returned into numbers (0 for missing parts). */
+  parseServerVersion(raw: string): ServerVersion;
+  /**
+   * Release what the dialect shares between connections (PostgreSQL's pools, the chdb engine
+   * slot). Connections must be closed first. Safe to call when nothing was opened.
+   */
+  dispose(): Promise<void>;
 }

@@ -1,0 +1,119 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MtoolError } from '../../errors.js';
+import { importDriver } from '../import-driver.js';
+import type { QueryResult } from '../types.js';
+import type { ChdbTarget } from './chdb-url.js';
+import { rowsFromJson, type ClickHouseTransport } from './transport.js';
+
+type ChdbModule = typeof import('chdb');
+type ChdbSession = InstanceType<ChdbModule['Session']>;
+
+/**
+ * libchdb binds one data folder per process: sessions on the same folder coexist, a session
+ * on another folder would close theirs. So the open folder is tracked here, with how many
+ * connections use it; opening a different folder while it is in use is refused.
+ */
+interface Slot {
+  /** The folder as asked for (`:memory:` or an absolute path). */
+  readonly key: string;
+  /** The folder on disk. */
+  readonly dir: string;
+  readonly temporary: boolean;
+  users: number;
+}
+let slot: Slot | undefined;
+/** Serialises slot changes: two connects racing must not both create a temporary folder. */
+let slotLock: Promise<unknown> = Promise.resolve();
+
+/**
+ * Open an in-process ClickHouse session with the `chdb` package (a current ClickHouse
+ * engine: new error format, Bool, no server to run). JSON output keeps 64-bit integers quoted,
+ * as the HTTP transport does, so both give the same row shapes.
+ */
+export async function openChdbTransport(target: ChdbTarget): Promise<{ transport: ClickHouseTransport; version: string }> {
+  const chdb = await importDriver('chdb', 'clickhouse (chdb://)', () => import('chdb'));
+  const dir = await acquire(chdb, target.path);
+  let session: ChdbSession;
+  try {
+    session = new chdb.Session(dir);
+  } catch (e) {
+    await release(chdb);
+    throw e;
+  }
+  const transport = new ChdbTransport(chdb, session);
+  try {
+    await transport.exec('SET output_format_json_quote_64bit_integers = 1');
+    const probe = await transport.exec('SELECT version() AS version');
+    return { transport, version: String(probe.rows[0]?.version ?? '') };
+  } catch (e) {
+    await transport.close();
+    throw e;
+  }
+}
+
+function locked<T>(work: () => Promise<T>): Promise<T> {
+  const run = slotLock.then(work, work);
+  slotLock = run.catch(() => undefined);
+  return run;
+}
+
+function acquire(chdb: ChdbModule, path: string): Promise<string> {
+  return locked(async () => {
+    if (slot && slot.key !== path) {
+      if (slot.users > 0) {
+        throw new MtoolError(
+          'MTOOL_CONNECTION',
+          `clickhouse (chdb://): chdb holds one data folder per process and '${slot.key}' is in use; close its connections before opening '${path}'`,
+        );
+      }
+      await chdb.drainPending();
+      if (slot.temporary) await rm(slot.dir, { recursive: true, force: true });
+      slot = undefined;
+    }
+    if (!slot) {
+      const temporary = path === ':memory:';
+      slot = { key: path, dir: temporary ? await mkdtemp(join(tmpdir(), 'mtool-chdb-')) : path, temporary, users: 0 };
+    }
+    slot.users += 1;
+    return slot.dir;
+  });
+}
+
+function release(chdb: ChdbModule): Promise<void> {
+  return locked(async () => {
+    if (!slot) return;
+    slot.users -= 1;
+    if (slot.users > 0) return;
+    // Like SQLite's :memory:, a temporary folder goes with its last connection.
+    const done = slot;
+    slot = undefined;
+    await chdb.drainPending();
+    if (done.temporary) await rm(done.dir, { recursive: true, force: true });
+  });
+}
+
+class ChdbTransport implements ClickHouseTransport {
+  readonly #chdb: ChdbModule;
+  #session: ChdbSession | undefined;
+
+  constructor(chdb: ChdbModule, session: ChdbSession) {
+    this.#chdb = chdb;
+    this.#session = session;
+  }
+
+  async exec(sql: string): Promise<QueryResult> {
+    if (!this.#session) throw new MtoolError('MTOOL_INTERNAL', 'clickhouse (chdb://): query on a closed connection');
+    const result = await this.#session.queryAsync(sql, { format: 'JSON' });
+    return { rows: rowsFromJson(result.text()), rowCount: 0 };
+  }
+
+  async close(): Promise<void> {
+    const session = this.#session;
+    if (!session) return;
+    this.#session = undefined;
+    session.close();
+    await release(this.#chdb);
+  }
+}

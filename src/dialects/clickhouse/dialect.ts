@@ -1,0 +1,35 @@
+import type { Capabilities, ConnectOptions, Connection, Dialect } from '../types.js';
+import { parseVersionNumbers } from '../server-version.js';
+import { clickhouseQuoting } from './quoting.js';
+
+/** ClickHouse: no transactions, savepoints, row locks, enforced foreign keys or sequences. */
+export const clickhouseCapabilities: Capabilities = {
+  transactionalDdl: false,
+  transactions: false,
+  savepoints: false,
+  concurrentIndexes: false,
+  atomicLock: false,
+  schemas: false, // ClickHouse "databases" are the only namespace
+  namedEnums: false, // Enum8/Enum16 are column types
+  foreignKeys: false,
+  returning: false,
+  sequences: false,
+};
+
+/**
+ * ClickHouse over HTTP (`@clickhouse/client`, old 18.x and current servers) or in process
+ * (`chdb://` URLs, the `chdb` package). Both imported on the first connect.
+ */
+export const clickhouseDialect: Dialect = {
+  type: 'clickhouse',
+  splitDialect: 'clickhouse',
+  capabilities: clickhouseCapabilities,
+  quote: clickhouseQuoting,
+  async connect(options: ConnectOptions): Promise<Connection> {
+    const { connectClickHouse } = await import('./driver.js');
+    return connectClickHouse(options);
+  },
+  parseServerVersion: (raw) => parseVersionNumbers(raw, 'clickhouse'),
+  // HTTP clients and chdb sessions belong to their connections and go with them.
+  dispose: async () => undefined,
+};

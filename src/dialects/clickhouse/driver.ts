@@ -1,0 +1,81 @@
+import { MtoolError } from '../../errors.js';
+import { parseConnectionUrl, urlSecrets } from '../../net/connection-url.js';
+import type { ErrorContext } from '../driver-error.js';
+import type { ConnectOptions, Connection, QueryResult } from '../types.js';
+import { ClickHouseError } from './clickhouse-error.js';
+import { isChdbUrl, parseChdbUrl } from './chdb-url.js';
+import type { ClickHouseTransport } from './transport.js';
+
+/**
+ * Open a ClickHouse connection: `http://` / `https://` URLs use the server's HTTP interface
+ * (`@clickhouse/client`), `chdb://` URLs an in-process chdb engine (the `chdb` package,
+ * imported only for that scheme). ClickHouse has no transactions: begin/commit/rollback do
+ * nothing (`capabilities.transactions` is false).
+ */
+export async function connectClickHouse(options: ConnectOptions): Promise<Connection> {
+  const ctx: ErrorContext = { type: 'clickhouse', databaseName: options.databaseName, secrets: urlSecrets(options.url) };
+  let opened: { transport: ClickHouseTransport; version: string };
+  if (isChdbUrl(options.url)) {
+    const target = parseChdbUrl(options.url, options.root, options.databaseName);
+    const { openChdbTransport } = await import('./chdb-transport.js');
+    opened = await attempt(ctx, () => openChdbTransport(target), 'check that the chdb package loads on this platform and the folder is writable');
+  } else {
+    const url = parseConnectionUrl(options.url, 'clickhouse', options.databaseName);
+    const { openHttpTransport } = await import('./http-transport.js');
+    opened = await attempt(ctx, () => openHttpTransport(url), `check that ClickHouse answers HTTP at ${url.host}:${url.port ?? 8123}, and the URL's user, password and database`);
+  }
+  return new ClickHouseConnection(opened.transport, opened.version, ctx);
+}
+
+async function attempt<T>(ctx: ErrorContext, open: () => Promise<T>, hint: string): Promise<T> {
+  try {
+    return await open();
+  } catch (e) {
+    if (e instanceof MtoolError) throw e;
+    throw new ClickHouseError('MTOOL_CONNECTION', ctx, e, hint);
+  }
+}
+
+class ClickHouseConnection implements Connection {
+  readonly type = 'clickhouse' as const;
+  readonly databaseName: string;
+  readonly #transport: ClickHouseTransport;
+  readonly #version: string;
+  readonly #ctx: ErrorContext;
+  #closed = false;
+
+  constructor(transport: ClickHouseTransport, version: string, ctx: ErrorContext) {
+    this.#transport = transport;
+    this.#version = version;
+    this.#ctx = ctx;
+    this.databaseName = ctx.databaseName;
+  }
+
+  async query(sql: string): Promise<QueryResult> {
+    if (this.#closed) throw new MtoolError('MTOOL_INTERNAL', `clickhouse (${this.#ctx.databaseName}): query on a closed connection`);
+    try {
+      return await this.#transport.exec(sql);
+    } catch (e) {
+      if (e instanceof MtoolError) throw e;
+      // A server error carries "Code: N"; anything else (refused, reset, timeout) lost the server.
+      const error = new ClickHouseError('MTOOL_DATABASE', this.#ctx, e);
+      if (error.serverCode === undefined) throw new ClickHouseError('MTOOL_CONNECTION', this.#ctx, e);
+      throw error;
+    }
+  }
+
+  // No transactions on ClickHouse: statements apply one by one.
+  async begin(): Promise<void> {}
+  async commit(): Promise<void> {}
+  async rollback(): Promise<void> {}
+
+  async serverVersion(): Promise<string> {
+    return this.#version;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#transport.close();
+  }
+}

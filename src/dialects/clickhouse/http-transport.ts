@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import type { ClickHouseClient } from '@clickhouse/client';
+import type { ConnectionUrl } from '../../net/connection-url.js';
+import { importDriver } from '../import-driver.js';
+import type { QueryResult } from '../types.js';
+import { rowsFromJson, type ClickHouseTransport } from './transport.js';
+
+/** ClickHouse's own default for receive_timeout, used as the client's request timeout. */
+const DEFAULT_RECEIVE_TIMEOUT_S = 300;
+const DEFAULT_CONNECT_TIMEOUT_S = 10;
+
+/**
+ * The HTTP interface through `@clickhouse/client`, which speaks to the old 18.16 servers as
+ * well as current ones when used as here: statements go through `exec` with the setting
+ * `default_format=JSON` rather than an appended `FORMAT` clause (DDL would reject one), no
+ * bound parameters, and one `session_id` per connection so `SET` and temporary tables last
+ * for the connection, as on the other dialects.
+ *
+ * URL options: `compression` → gzip of responses and request bodies; `receive_timeout` → the
+ * client's per-statement `request_timeout` (default 300 s) and the server setting of that name;
+ * `send_timeout` → the server setting (how long the server may block writing to us);
+ * `connect_timeout` → the bound on the first request, which {@link openHttpTransport} makes to
+ * verify the server answers (default 10 s).
+ */
+export async function openHttpTransport(url: ConnectionUrl): Promise<{ transport: ClickHouseTransport; version: string }> {
+  const mod = await importDriver('@clickhouse/client', 'clickhouse', () => import('@clickhouse/client'));
+  const opts = url.clickhouse ?? {};
+  // Current servers stopped quoting 64-bit integers in JSON by default; 18.x always did.
+  const settings: Record<string, string | number> = { default_format: 'JSON', output_format_json_quote_64bit_integers: 1 };
+  if (opts.sendTimeout !== undefined) settings.send_timeout = Math.ceil(opts.sendTimeout);
+  if (opts.receiveTimeout !== undefined) settings.receive_timeout = Math.ceil(opts.receiveTimeout);
+  const host = url.host!.includes(':') ? `[${url.host}]` : url.host;
+  const client = mod.createClient({
+    url: `${url.scheme}://${host}:${url.port ?? (url.scheme === 'https' ? 8443 : 8123)}`,
+    username: url.user ?? 'default',
+    password: url.password ?? '',
+    database: url.database ?? 'default',
+    compression: { response: opts.compression === true, request: opts.compression === true },
+    request_timeout: Math.round((opts.receiveTimeout ?? DEFAULT_RECEIVE_TIMEOUT_S) * 1000),
+    session_id: randomUUID(),
+    application: 'mtool',
+    clickhouse_settings: settings as never,
+    // The library logs failed requests to the console itself; mtool reports them as errors.
+    log: { level: mod.ClickHouseLogLevel.OFF },
+  });
+  const transport = new HttpTransport(client);
+  try {
+    const probe = await transport.exec('SELECT version() AS version', AbortSignal.timeout(Math.round((opts.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT_S) * 1000)));
+    return { transport, version: String(probe.rows[0]?.version ?? '') };
+  } catch (e) {
+    await transport.close();
+    throw e;
+  }
+}
+
+class HttpTransport implements ClickHouseTransport {
+  readonly #client: ClickHouseClient;
+
+  constructor(client: ClickHouseClient) {
+    this.#client = client;
+  }
+
+  async exec(sql: string, signal?: AbortSignal): Promise<QueryResult> {
+    const result = await this.#client.exec({ query: sql, abort_signal: signal });
+    // Decode once at the end: a multi-byte character may straddle two chunks.
+    const chunks: Buffer[] = [];
+    for await (const chunk of result.stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+    const body = Buffer.concat(chunks).toString('utf8');
+    const written = Number(result.summary?.written_rows ?? 0);
+    return { rows: rowsFromJson(body), rowCount: Number.isFinite(written) ? written : 0 };
+  }
+
+  async close(): Promise<void> {
+    await this.#client.close();
+  }
+}

@@ -1,0 +1,57 @@
+import type { TrackingDialect } from '../../main/engine/tracking-dialect.js';
+import { chainHasCode } from '../../main/engine/tracking-dialect.js';
+
+/**
+ * ClickHouse tracking tables.
+ *
+ * ClickHouse has no transactions, no unique keys and, on older servers such as 18.16,
+ * `ALTER TABLE ... DELETE` is an asynchronous mutation: a row deleted that way may still be read
+ * back a moment later. So rows are never updated or deleted in place. Every change INSERTs the
+ * row's new state with a larger `seq` (and `deleted = 1` for a removal) into a
+ * `ReplacingMergeTree(seq)`; readers use `FINAL`, which keeps only the highest `seq` per key at
+ * read time, whether or not the background merge has run. An INSERT is visible as soon as it
+ * returns, so this is synchronous and exact.
+ *
+ * The lock cannot be atomic without a unique key. Each acquisition inserts its own row (keyed by
+ * a random token), waits briefly, then reads every live row: the oldest (`seq`, then token) holds
+ * the lock and every other inserter withdraws its row and fails with LockError. Remaining race:
+ * if two processes insert within the settle delay AND the later-stamped one reads before the
+ * earlier-stamped row is visible (clock skew between hosts, or an insert slower than the delay),
+ * both can believe they won. On one host with the default delay this needs an insert to stall
+ * for longer than the delay. Run migrations for a ClickHouse database from one place at a time
+ * (a deploy job), or put the web integration's Redis lock in front, when that matters.
+ */
+export const tracking: TrackingDialect = {
+  writeMode: 'append',
+  createMigrationsTable: (q, table) => [
+    `CREATE TABLE IF NOT EXISTS ${q.ident(table)} (
+  filename String,
+  version Nullable(String),
+  checksum String,
+  type String,
+  description String,
+  applied_at DateTime('UTC'),
+  execution_ms UInt64,
+  applied_by String,
+  seq UInt64,
+  deleted UInt8
+) ENGINE = ReplacingMergeTree(seq) ORDER BY filename`,
+  ],
+  createLockTable: (q, table) => [
+    `CREATE TABLE IF NOT EXISTS ${q.ident(table)} (
+  token String,
+  locked_at DateTime('UTC'),
+  host String,
+  pid UInt32,
+  command String,
+  seq UInt64,
+  deleted UInt8
+) ENGINE = ReplacingMergeTree(seq) ORDER BY token`,
+  ],
+  tableExists: (q, table) =>
+    `SELECT 1 FROM system.tables WHERE database = currentDatabase() AND name = ${q.literal(table)}`,
+  timestamp: (q, at) => `toDateTime(${q.literal(at.toISOString().slice(0, 19).replace('T', ' '))}, 'UTC')`,
+  // 57: TABLE_ALREADY_EXISTS (a concurrent CREATE ... IF NOT EXISTS).
+  isAlreadyExists: (error) => chainHasCode(error, [57, '57', 'TABLE_ALREADY_EXISTS']),
+  isUniqueViolation: () => false,
+};

@@ -1,0 +1,25 @@
+import type { ConnectOptions, Connection, Dialect } from '../types.js';
+import { mariadbFlavour, mysqlFlavour, type MysqlFlavour } from './flavour.js';
+import { mysqlQuoting } from './quoting.js';
+
+/** Build the dialect of one flavour: the driver, quoting and splitter are the same for both. */
+export function createMysqlDialect(flavour: MysqlFlavour): Dialect {
+  return {
+    type: flavour.type,
+    splitDialect: 'mysql',
+    capabilities: flavour.capabilities,
+    quote: mysqlQuoting,
+    async connect(options: ConnectOptions): Promise<Connection> {
+      const { connectMysql } = await import('./driver.js');
+      return connectMysql(options, flavour);
+    },
+    parseServerVersion: (raw) => flavour.parseServerVersion(raw),
+    // One connection is one mysql2 connection: nothing is shared.
+    dispose: async () => undefined,
+  };
+}
+
+/** MySQL over `mysql2` (imported on the first connect). */
+export const mysqlDialect: Dialect = createMysqlDialect(mysqlFlavour);
+/** MariaDB: the MySQL dialect with the MariaDB flavour. */
+export const mariadbDialect: Dialect = createMysqlDialect(mariadbFlavour);

@@ -1,0 +1,137 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Connection as Mysql2Connection, ConnectionOptions, ResultSetHeader, SslOptions } from 'mysql2/promise';
+import { MtoolError } from '../../errors.js';
+import { parseConnectionUrl, urlSecrets, type ConnectionUrl } from '../../net/connection-url.js';
+import type { ErrorContext } from '../driver-error.js';
+import { importDriver } from '../import-driver.js';
+import type { ConnectOptions, Connection, QueryResult, Row } from '../types.js';
+import type { MysqlFlavour } from './flavour.js';
+import { MysqlError } from './mysql-error.js';
+
+/** Driver error codes meaning the session itself is gone, not that a statement failed. */
+const LOST = new Set(['PROTOCOL_CONNECTION_LOST', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'PROTOCOL_SEQUENCE_TIMEOUT']);
+
+/**
+ * Open one MySQL / MariaDB session with `mysql2`.
+ *
+ * Fixed driver settings, the same for every flavour: `multipleStatements: false` (one
+ * statement per call, so a failure names its statement), `dateStrings: true` (dates come back
+ * as the server's text, as in every dialect), `supportBigNumbers` + `bigNumberStrings` (BIGINT
+ * and DECIMAL come back as strings, never rounded). URL options: `charset` (default
+ * `utf8mb4`), `ssl_ca`/`ssl_cert`/`ssl_key` (files read now, relative to the project root;
+ * any of them turns TLS on with certificate verification).
+ */
+export async function connectMysql(options: ConnectOptions, flavour: MysqlFlavour): Promise<Connection> {
+  const url = parseConnectionUrl(options.url, flavour.type, options.databaseName);
+  const ctx: ErrorContext = { type: flavour.type, databaseName: options.databaseName, secrets: urlSecrets(options.url) };
+  const mysql = await importDriver('mysql2', flavour.type, () => import('mysql2/promise'));
+  const config: ConnectionOptions = {
+    host: url.host ?? '127.0.0.1',
+    port: url.port ?? 3306,
+    user: url.user ?? 'root',
+    password: url.password,
+    database: url.database,
+    charset: url.mysql?.charset ?? 'utf8mb4',
+    ssl: await sslOptions(url, options.root, ctx),
+    multipleStatements: false,
+    dateStrings: true,
+    supportBigNumbers: true,
+    bigNumberStrings: true,
+  };
+  let connection: Mysql2Connection;
+  try {
+    connection = await (mysql.default ?? mysql).createConnection(config);
+  } catch (e) {
+    throw new MysqlError('MTOOL_CONNECTION', ctx, e, `check that ${flavour.type} is running at ${config.host}:${config.port} and that the URL's user, password and database are right`);
+  }
+  return new MysqlConnection(connection, flavour, ctx);
+}
+
+async function sslOptions(url: ConnectionUrl, root: string, ctx: ErrorContext): Promise<SslOptions | undefined> {
+  const opts = url.mysql ?? {};
+  if (!opts.sslCa && !opts.sslCert && !opts.sslKey) return undefined;
+  const ssl: SslOptions = { rejectUnauthorized: true };
+  if (opts.sslCa) ssl.ca = await readSslFile('ssl_ca', opts.sslCa, root, ctx);
+  if (opts.sslCert) ssl.cert = await readSslFile('ssl_cert', opts.sslCert, root, ctx);
+  if (opts.sslKey) ssl.key = await readSslFile('ssl_key', opts.sslKey, root, ctx);
+  return ssl;
+}
+
+async function readSslFile(option: string, path: string, root: string, ctx: ErrorContext): Promise<string> {
+  const file = resolve(root, path);
+  try {
+    return await readFile(file, 'utf8');
+  } catch (e) {
+    const reason = (e as NodeJS.ErrnoException).code ?? String(e);
+    throw new MtoolError('MTOOL_CONNECTION', `${ctx.type} (${ctx.databaseName}): cannot read the ${option} file '${file}' (${reason}); fix the path in the URL option ${option}`, { cause: e, database: ctx.databaseName });
+  }
+}
+
+class MysqlConnection implements Connection {
+  readonly type: MysqlFlavour['type'];
+  readonly databaseName: string;
+  #connection: Mysql2Connection | undefined;
+  readonly #ctx: ErrorContext;
+  #broken: unknown;
+
+  constructor(connection: Mysql2Connection, flavour: MysqlFlavour, ctx: ErrorContext) {
+    this.#connection = connection;
+    this.type = flavour.type;
+    this.#ctx = ctx;
+    this.databaseName = ctx.databaseName;
+    // A dropped session emits 'error' on the connection; without a listener Node would crash.
+    connection.on('error', (e: unknown) => {
+      this.#broken = e;
+    });
+  }
+
+  async query(sql: string): Promise<QueryResult> {
+    const connection = this.#open();
+    try {
+      const [result] = await connection.query(sql);
+      if (Array.isArray(result)) return { rows: result as Row[], rowCount: 0 };
+      return { rows: [], rowCount: (result as ResultSetHeader).affectedRows ?? 0 };
+    } catch (e) {
+      const code = (e as { code?: unknown }).code;
+      const lost = typeof code === 'string' && LOST.has(code);
+      if (lost) this.#broken = e;
+      throw new MysqlError(lost ? 'MTOOL_CONNECTION' : 'MTOOL_DATABASE', this.#ctx, e);
+    }
+  }
+
+  async begin(): Promise<void> {
+    await this.query('START TRANSACTION');
+  }
+
+  async commit(): Promise<void> {
+    await this.query('COMMIT');
+  }
+
+  async rollback(): Promise<void> {
+    await this.query('ROLLBACK');
+  }
+
+  async serverVersion(): Promise<string> {
+    const { rows } = await this.query('SELECT VERSION() AS version');
+    return String(rows[0]?.version ?? '');
+  }
+
+  async close(): Promise<void> {
+    const connection = this.#connection;
+    if (!connection) return;
+    this.#connection = undefined;
+    try {
+      await connection.end();
+    } catch {
+      // The server already dropped the session: there is nothing left to close.
+      connection.destroy();
+    }
+  }
+
+  #open(): Mysql2Connection {
+    if (this.#broken !== undefined) throw new MysqlError('MTOOL_CONNECTION', this.#ctx, this.#broken, 'the session was lost; reconnect');
+    if (!this.#connection) throw new MtoolError('MTOOL_INTERNAL', `${this.#ctx.type} (${this.#ctx.databaseName}): query on a closed connection`);
+    return this.#connection;
+  }
+}

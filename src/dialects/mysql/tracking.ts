@@ -1,0 +1,38 @@
+import type { TrackingDialect } from '../../main/engine/tracking-dialect.js';
+import { chainHasCode } from '../../main/engine/tracking-dialect.js';
+
+/**
+ * MySQL and MariaDB tracking tables (InnoDB, so the lock row's primary key makes acquisition
+ * atomic: the second INSERT fails with ER_DUP_ENTRY 1062). `applied_at` is a DATETIME(3) holding
+ * UTC, written as a plain literal so the session time zone never shifts it.
+ */
+export const tracking: TrackingDialect = {
+  writeMode: 'sql',
+  createMigrationsTable: (q, table) => [
+    `CREATE TABLE IF NOT EXISTS ${q.ident(table)} (
+  filename VARCHAR(255) NOT NULL PRIMARY KEY,
+  version VARCHAR(32) NULL UNIQUE,
+  checksum CHAR(64) NOT NULL,
+  type VARCHAR(32) NOT NULL,
+  description TEXT NOT NULL,
+  applied_at DATETIME(3) NOT NULL,
+  execution_ms INT NOT NULL,
+  applied_by VARCHAR(255) NOT NULL
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4`,
+  ],
+  createLockTable: (q, table) => [
+    `CREATE TABLE IF NOT EXISTS ${q.ident(table)} (
+  id INT NOT NULL PRIMARY KEY,
+  locked_at DATETIME(3) NOT NULL,
+  host VARCHAR(255) NOT NULL,
+  pid INT NOT NULL,
+  command VARCHAR(255) NOT NULL,
+  token VARCHAR(64) NOT NULL
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4`,
+  ],
+  tableExists: (q, table) =>
+    `SELECT 1 FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ${q.literal(table)}`,
+  timestamp: (q, at) => q.literal(at.toISOString().replace('T', ' ').replace('Z', '')),
+  isAlreadyExists: (error) => chainHasCode(error, ['ER_TABLE_EXISTS_ERROR', 1050]),
+  isUniqueViolation: (error) => chainHasCode(error, ['ER_DUP_ENTRY', 1062]),
+};

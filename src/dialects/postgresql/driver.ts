@@ -1,0 +1,243 @@
+import type { ConnectionOptions } from 'node:tls';
+import type { Pool, PoolClient, PoolConfig, QueryResult as PgResult } from 'pg';
+import { MtoolError } from '../../errors.js';
+import { parseConnectionUrl, urlSecrets, type ConnectionUrl } from '../../net/connection-url.js';
+import type { ErrorContext } from '../driver-error.js';
+import { importDriver } from '../import-driver.js';
+import type { ConnectOptions, Connection, QueryResult, Row } from '../types.js';
+import { PostgresError } from './postgres-error.js';
+import { postgresQuoting } from './quoting.js';
+import { sslPlan, sslRetryable } from './ssl-config.js';
+
+type PgModule = typeof import('pg');
+
+interface PoolEntry {
+  readonly pool: Pool;
+  /** `pool_size`: idle sessions kept beyond this are closed on release (SQLAlchemy's overflow). */
+  readonly poolSize: number;
+}
+
+/**
+ * Pools shared by every connection to the same URL in this process, so `pool_size` and
+ * `max_overflow` bound the sessions mtool opens to one server. Keyed by the full URL (kept in
+ * memory only, never logged).
+ */
+const pools = new Map<string, Promise<PoolEntry>>();
+
+/** Oids whose text form is returned as is: dates and times stay the server's text in every dialect. */
+const TEXT_OIDS = new Set([1082 /* date */, 1083 /* time */, 1114 /* timestamp */, 1184 /* timestamptz */, 1186 /* interval */, 1266 /* timetz */]);
+const TEXT_ARRAY_OIDS = new Set([1182, 1183, 1115, 1185, 1187, 1270]);
+const MODIFYING = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE', 'COPY']);
+
+/**
+ * Open one PostgreSQL session: a client taken from the URL's shared pool and held until
+ * `close()`, so locks, transactions and `SET`s stay on one server session.
+ *
+ * URL options: `sslmode`/`sslcert`/`sslkey`/`sslrootcert` (see {@link sslPlan}),
+ * `application_name`, `connect_timeout` (each new server connection), and the pool options:
+ * - `pool_size` + `max_overflow` → pg Pool `max` (pg has no overflow notion; sessions released
+ *   while `pool_size` are already idle are closed instead of kept, as SQLAlchemy closes overflow);
+ * - `pool_timeout` → pg Pool `connectionTimeoutMillis`: the longest wait for a session, from
+ *   the pool or a new connection;
+ * - `pool_recycle` > 0 → pg Pool `maxLifetimeSeconds`.
+ * Pools let the process exit when idle; {@link endPostgresPools} closes them at once.
+ */
+export async function connectPostgres(options: ConnectOptions): Promise<Connection> {
+  const url = parseConnectionUrl(options.url, 'postgresql', options.databaseName);
+  const ctx: ErrorContext = { type: 'postgresql', databaseName: options.databaseName, secrets: urlSecrets(options.url) };
+  const pg = await importDriver('pg', 'postgresql', () => import('pg'));
+  const key = `${options.url}\0${options.root}`;
+  let entry = pools.get(key);
+  if (!entry) {
+    entry = createPool(pg, url, options.root, ctx);
+    pools.set(key, entry);
+    entry.catch(() => pools.delete(key));
+  }
+  const { pool, poolSize } = await entry;
+  let client: PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (e) {
+    throw new PostgresError('MTOOL_CONNECTION', ctx, e, connectHint(url));
+  }
+  const connection = new PostgresConnection(client, poolSize, pool, ctx);
+  if (options.pgSchema) {
+    try {
+      await connection.query(`SET search_path TO ${postgresQuoting.ident(options.pgSchema)}, public`);
+    } catch (e) {
+      await connection.close();
+      throw e;
+    }
+  }
+  return connection;
+}
+
+/** Close every pool this process opened (for a clean shutdown or between tests). */
+export async function endPostgresPools(): Promise<void> {
+  const entries = [...pools.values()];
+  pools.clear();
+  await Promise.all(entries.map(async (p) => (await p.catch(() => undefined))?.pool.end()));
+}
+
+async function createPool(pg: PgModule, url: ConnectionUrl, root: string, ctx: ErrorContext): Promise<PoolEntry> {
+  const opts = url.postgres!;
+  const plan = await sslPlan(opts, root, ctx);
+  const types = textDateTypes(pg);
+  const connectTimeoutMs = opts.connectTimeout === undefined ? undefined : Math.round(opts.connectTimeout * 1000);
+  // The pool's connectionTimeoutMillis bounds the wait for a session (pool_timeout); a client's
+  // own connectionTimeoutMillis bounds one TCP+startup (connect_timeout). pg gives both the
+  // pool's value unless the client class overrides it.
+  const BaseClient = pg.Client;
+  class TimedClient extends BaseClient {
+    constructor(config: ConstructorParameters<typeof BaseClient>[0]) {
+      super(connectTimeoutMs === undefined || typeof config !== 'object' ? config : { ...config, connectionTimeoutMillis: connectTimeoutMs });
+    }
+  }
+  const config = (ssl: false | ConnectionOptions): PoolConfig => ({
+    host: url.host ?? '127.0.0.1',
+    port: url.port ?? 5432,
+    user: url.user ?? 'postgres',
+    password: url.password,
+    database: url.database ?? url.user ?? 'postgres',
+    ssl,
+    application_name: opts.applicationName,
+    max: opts.poolSize + opts.maxOverflow,
+    connectionTimeoutMillis: Math.round(opts.poolTimeout * 1000),
+    maxLifetimeSeconds: opts.poolRecycle > 0 ? opts.poolRecycle : 0,
+    idleTimeoutMillis: 10_000,
+    allowExitOnIdle: true,
+    Client: TimedClient as unknown as PoolConfig['Client'],
+    types,
+  });
+  const make = (ssl: false | ConnectionOptions): Pool => {
+    const pool = new pg.Pool(config(ssl));
+    // An idle session dropped by the server emits 'error' on the pool; without a listener
+    // Node would crash the process. The next checkout simply opens a new session.
+    pool.on('error', () => undefined);
+    return pool;
+  };
+  let pool = make(plan.first);
+  if (plan.fallback !== undefined) {
+    // Probe once which of libpq's allow/prefer variants this server takes.
+    try {
+      (await pool.connect()).release();
+    } catch (e) {
+      if (!sslRetryable(e, plan.first !== false)) throw new PostgresError('MTOOL_CONNECTION', ctx, e, connectHint(url));
+      await pool.end();
+      pool = make(plan.fallback);
+    }
+  }
+  return { pool, poolSize: opts.poolSize };
+}
+
+/** Per-client type parsers: 64-bit ints and numerics stay strings (pg's default), dates stay text. */
+function textDateTypes(pg: PgModule): { getTypeParser: (oid: number, format?: string) => (value: string) => unknown } {
+  const textArray = pg.types.getTypeParser(1009 as Parameters<PgModule['types']['getTypeParser']>[0], 'text');
+  return {
+    getTypeParser(oid: number, format?: string) {
+      if (format !== 'binary') {
+        if (TEXT_OIDS.has(oid)) return (value: string) => value;
+        if (TEXT_ARRAY_OIDS.has(oid)) return textArray as (value: string) => unknown;
+      }
+      return pg.types.getTypeParser(oid, (format ?? 'text') as 'text') as (value: string) => unknown;
+    },
+  };
+}
+
+function connectHint(url: ConnectionUrl): string {
+  return `check that PostgreSQL is running at ${url.host ?? '127.0.0.1'}:${url.port ?? 5432} and that the URL's user, password, database and sslmode are right`;
+}
+
+/** One pg pool client held for the life of the connection. */
+class PostgresConnection implements Connection {
+  readonly type = 'postgresql' as const;
+  readonly databaseName: string;
+  #client: PoolClient | undefined;
+  readonly #poolSize: number;
+  readonly #pool: Pool;
+  readonly #ctx: ErrorContext;
+  /** Set when the session broke: it is then destroyed instead of returned to the pool. */
+  #broken: Error | undefined;
+  #inTransaction = false;
+
+  constructor(client: PoolClient, poolSize: number, pool: Pool, ctx: ErrorContext) {
+    this.#client = client;
+    this.#poolSize = poolSize;
+    this.#pool = pool;
+    this.#ctx = ctx;
+    this.databaseName = ctx.databaseName;
+    // A held session that the server drops emits 'error'; keep it so the next call fails clearly.
+    client.on('error', (e: Error) => {
+      this.#broken = e;
+    });
+  }
+
+  async query(sql: string): Promise<QueryResult> {
+    const client = this.#open();
+    let result: PgResult | PgResult[];
+    try {
+      result = (await client.query(sql)) as PgResult | PgResult[];
+    } catch (e) {
+      const sqlState = (e as { code?: unknown }).code;
+      const lost = typeof sqlState !== 'string' || !/^[0-9A-Z]{5}$/.test(sqlState);
+      if (lost) this.#broken = e as Error;
+      throw new PostgresError(lost ? 'MTOOL_CONNECTION' : 'MTOOL_DATABASE', this.#ctx, e);
+    }
+    // Several statements in one call (the simple protocol allows it) yield one result each.
+    const last = Array.isArray(result) ? result[result.length - 1]! : result;
+    return {
+      rows: (last.rows ?? []) as Row[],
+      rowCount: MODIFYING.has(last.command) ? (last.rowCount ?? 0) : 0,
+    };
+  }
+
+  async begin(): Promise<void> {
+    await this.query('BEGIN');
+    this.#inTransaction = true;
+  }
+
+  async commit(): Promise<void> {
+    this.#inTransaction = false;
+    await this.query('COMMIT');
+  }
+
+  async rollback(): Promise<void> {
+    this.#inTransaction = false;
+    await this.query('ROLLBACK');
+  }
+
+  async serverVersion(): Promise<string> {
+    const { rows } = await this.query('SHOW server_version');
+    return String(rows[0]?.server_version ?? '');
+  }
+
+  /**
+   * Return the session to the pool clean: roll back what is open and `DISCARD ALL` (search_path,
+   * session advisory locks, temp tables). Beyond `pool_size` idle sessions, or when cleaning
+   * fails, the session is closed instead.
+   */
+  async close(): Promise<void> {
+    const client = this.#client;
+    if (!client) return;
+    this.#client = undefined;
+    let destroy: Error | boolean = this.#broken ?? false;
+    if (!destroy) {
+      try {
+        if (this.#inTransaction) await client.query('ROLLBACK');
+        await client.query('DISCARD ALL');
+      } catch (e) {
+        destroy = e as Error;
+      }
+    }
+    if (!destroy && this.#pool.idleCount >= this.#poolSize) destroy = true;
+    client.release(destroy);
+  }
+
+  #open(): PoolClient {
+    if (this.#broken) {
+      throw new PostgresError('MTOOL_CONNECTION', this.#ctx, this.#broken, 'the session was lost; reconnect');
+    }
+    if (!this.#client) throw new MtoolError('MTOOL_INTERNAL', `${this.#ctx.type} (${this.#ctx.databaseName}): query on a closed connection`);
+    return this.#client;
+  }
+}

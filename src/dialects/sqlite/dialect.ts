@@ -1,0 +1,32 @@
+import type { Capabilities, ConnectOptions, Connection, Dialect } from '../types.js';
+import { parseVersionNumbers } from '../server-version.js';
+import { sqliteQuoting } from './quoting.js';
+
+/** SQLite: transactional DDL and savepoints; no schemas, enums, or concurrent index builds. */
+export const sqliteCapabilities: Capabilities = {
+  transactionalDdl: true,
+  transactions: true,
+  savepoints: true,
+  concurrentIndexes: false,
+  atomicLock: true, // BEGIN IMMEDIATE takes the database's write lock
+  schemas: false,
+  namedEnums: false,
+  foreignKeys: true, // with PRAGMA foreign_keys = ON, which connect sets
+  returning: true, // SQLite >= 3.35; better-sqlite3 bundles a newer one
+  sequences: false,
+};
+
+/** SQLite over `better-sqlite3` (imported on the first connect). */
+export const sqliteDialect: Dialect = {
+  type: 'sqlite',
+  splitDialect: 'sqlite',
+  capabilities: sqliteCapabilities,
+  quote: sqliteQuoting,
+  async connect(options: ConnectOptions): Promise<Connection> {
+    const { connectSqlite } = await import('./driver.js');
+    return connectSqlite(options);
+  },
+  parseServerVersion: (raw) => parseVersionNumbers(raw, 'sqlite'),
+  // Each connection owns its database handle: nothing is shared.
+  dispose: async () => undefined,
+};

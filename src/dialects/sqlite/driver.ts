@@ -1,0 +1,115 @@
+import { isAbsolute, resolve } from 'node:path';
+import type BetterSqlite3 from 'better-sqlite3';
+import { MtoolError } from '../../errors.js';
+import { parseConnectionUrl } from '../../net/connection-url.js';
+import { wrapDriverError, type ErrorContext } from '../driver-error.js';
+import { importDriver } from '../import-driver.js';
+import type { ConnectOptions, Connection, QueryResult, Row } from '../types.js';
+
+/** better-sqlite3's default busy timeout when the URL gives no `timeout`. */
+const DEFAULT_TIMEOUT_MS = 5000;
+
+/**
+ * Where a SQLite URL's database lives: `:memory:`, an absolute path, or a path relative to the
+ * project root (`sqlite:///data/app.db` → `<root>/data/app.db`), never to the process's cwd.
+ */
+export function sqliteFile(sqlitePath: string, root: string): string {
+  if (sqlitePath === ':memory:') return sqlitePath;
+  return isAbsolute(sqlitePath) ? sqlitePath : resolve(root, sqlitePath);
+}
+
+/**
+ * Open a SQLite database with `better-sqlite3`. URL options: `timeout` (seconds) → the busy
+ * timeout waiting on another writer's lock; `check_same_thread` has no meaning in Node (one
+ * thread owns the handle) and is accepted only for compatibility. Foreign keys are switched on.
+ *
+ * Integers: numbers when they fit `Number.MAX_SAFE_INTEGER`, decimal strings beyond (SQLite
+ * columns have no declared width, so the value decides). The driver is synchronous; every call
+ * still returns a promise so all dialects share one interface.
+ */
+export async function connectSqlite(options: ConnectOptions): Promise<Connection> {
+  const url = parseConnectionUrl(options.url, 'sqlite', options.databaseName);
+  const ctx: ErrorContext = { type: 'sqlite', databaseName: options.databaseName, secrets: [] };
+  const mod = await importDriver('better-sqlite3', 'sqlite', () => import('better-sqlite3'));
+  const Database = (mod.default ?? mod) as typeof BetterSqlite3;
+  const file = sqliteFile(url.sqlitePath ?? ':memory:', options.root);
+  let db: BetterSqlite3.Database;
+  try {
+    const timeout = url.sqlite?.timeout === undefined ? DEFAULT_TIMEOUT_MS : Math.round(url.sqlite.timeout * 1000);
+    db = new Database(file, { timeout });
+    db.defaultSafeIntegers(true);
+    db.pragma('foreign_keys = ON');
+  } catch (e) {
+    throw wrapDriverError('MTOOL_CONNECTION', ctx, e, `cannot open '${file}': check that its folder exists and is writable`);
+  }
+  return new SqliteConnection(db, ctx);
+}
+
+class SqliteConnection implements Connection {
+  readonly type = 'sqlite' as const;
+  readonly databaseName: string;
+  #db: BetterSqlite3.Database | undefined;
+  readonly #ctx: ErrorContext;
+
+  constructor(db: BetterSqlite3.Database, ctx: ErrorContext) {
+    this.#db = db;
+    this.#ctx = ctx;
+    this.databaseName = ctx.databaseName;
+  }
+
+  /** The database file's path, or `:memory:`. */
+  get file(): string {
+    return this.#db?.name ?? '';
+  }
+
+  async query(sql: string): Promise<QueryResult> {
+    const db = this.#open();
+    try {
+      const statement = db.prepare(sql);
+      if (statement.reader) return { rows: (statement.all() as Row[]).map(normalizeRow), rowCount: 0 };
+      const info = statement.run();
+      return { rows: [], rowCount: Number(info.changes) };
+    } catch (e) {
+      throw wrapDriverError('MTOOL_DATABASE', this.#ctx, e);
+    }
+  }
+
+  async begin(): Promise<void> {
+    await this.query('BEGIN');
+  }
+
+  async commit(): Promise<void> {
+    await this.query('COMMIT');
+  }
+
+  async rollback(): Promise<void> {
+    await this.query('ROLLBACK');
+  }
+
+  async serverVersion(): Promise<string> {
+    const { rows } = await this.query('SELECT sqlite_version() AS version');
+    return String(rows[0]?.version ?? '');
+  }
+
+  async close(): Promise<void> {
+    const db = this.#db;
+    this.#db = undefined;
+    db?.close();
+  }
+
+  #open(): BetterSqlite3.Database {
+    if (!this.#db) throw new MtoolError('MTOOL_INTERNAL', `sqlite (${this.#ctx.databaseName}): query on a closed connection`);
+    return this.#db;
+  }
+}
+
+/** Safe-integer mode returns every integer as bigint; give back numbers where no precision is lost. */
+function normalizeRow(row: Row): Row {
+  for (const key of Object.keys(row)) {
+    const value = row[key];
+    if (typeof value === 'bigint') {
+      row[key] = value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value.toString();
+    }
+  }
+  return row;
+}

@@ -1,0 +1,38 @@
+import type { TrackingDialect } from '../../main/engine/tracking-dialect.js';
+import { chainHasCode, errorChain } from '../../main/engine/tracking-dialect.js';
+
+/**
+ * SQLite tracking tables. SQLite serialises writers on the database file, so `CREATE TABLE IF NOT
+ * EXISTS` cannot race and the lock row's primary key makes acquisition atomic. Timestamps are
+ * ISO 8601 UTC text, which sorts and reads back exactly.
+ */
+export const tracking: TrackingDialect = {
+  writeMode: 'sql',
+  createMigrationsTable: (q, table) => [
+    `CREATE TABLE IF NOT EXISTS ${q.ident(table)} (
+  filename TEXT NOT NULL PRIMARY KEY,
+  version TEXT UNIQUE,
+  checksum TEXT NOT NULL,
+  type TEXT NOT NULL,
+  description TEXT NOT NULL,
+  applied_at TEXT NOT NULL,
+  execution_ms INTEGER NOT NULL,
+  applied_by TEXT NOT NULL
+)`,
+  ],
+  createLockTable: (q, table) => [
+    `CREATE TABLE IF NOT EXISTS ${q.ident(table)} (
+  id INTEGER NOT NULL PRIMARY KEY CHECK (id = 1),
+  locked_at TEXT NOT NULL,
+  host TEXT NOT NULL,
+  pid INTEGER NOT NULL,
+  command TEXT NOT NULL,
+  token TEXT NOT NULL
+)`,
+  ],
+  tableExists: (q, table) => `SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ${q.literal(table)}`,
+  timestamp: (q, at) => q.literal(at.toISOString()),
+  isAlreadyExists: (error) => [...errorChain(error)].some((e) => /\balready exists\b/.test(String(e.message ?? ''))),
+  isUniqueViolation: (error) =>
+    chainHasCode(error, ['SQLITE_CONSTRAINT_PRIMARYKEY', 'SQLITE_CONSTRAINT_UNIQUE']),
+};
