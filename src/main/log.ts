@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import type { Logger as PinoLogger } from 'pino';
 import { maskUrl } from '../net/connection-url.js';
+import { isSecretOptionName, scrubSecrets } from '../net/mask.js';
 
 /**
  * mtool's logger: pino on stderr with the spec's levels (trace 5 … critical 50).
@@ -15,7 +16,7 @@ import { maskUrl } from '../net/connection-url.js';
  *
  * pino is loaded on the first record that passes the level filter, so `mtool --version`
  * and `--help` never pay for it. Every message and string field goes through
- * {@link scrubSecrets}: no credential reaches the log.
+ * {@link scrubLogText}: no credential reaches the log.
  */
 
 /** Level names of the spec, lowest first. */
@@ -107,29 +108,32 @@ export function isoTimestampMicros(epochMs: number = performance.timeOrigin + pe
 }
 
 const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s'"<>`]+/gi;
-const CREDENTIALS_IN_URL = /(\/\/[^:/@\s]*):[^\s]*@/;
-const SECRET_ASSIGNMENT = /\b(password|passwd|pwd|secret|token|api[_-]?key)(\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s,;&]+)/gi;
+const ASSIGNMENT = /\b([A-Za-z_][\w-]*)(\s*=\s*)("[^"]*"|'[^']*'|[^\s,;&]+)/g;
+const knownSecrets = new Set<string>();
 
 /**
- * Mask credentials in free text: every URL goes through `maskUrl`, and `password=...`-style
- * assignments lose their value. Used on every log message and CLI error message.
+ * Remember secrets (passwords of configured URLs, from `urlSecrets`) so that every later log
+ * line and CLI error hides them even where they appear outside a URL, as in driver messages.
  */
-export function scrubSecrets(text: string): string {
-  return text
-    .replace(URL_IN_TEXT, (url) => {
-      try {
-        return maskUrl(url);
-      } catch {
-        // Not a URL maskUrl can parse: still never let a password through.
-        return url.replace(CREDENTIALS_IN_URL, '$1:***@');
-      }
-    })
-    .replace(SECRET_ASSIGNMENT, '$1$2***');
+export function registerSecrets(secrets: Iterable<string>): void {
+  for (const secret of secrets) if (secret.length >= 3) knownSecrets.add(secret);
+}
+
+/**
+ * Mask credentials in free text: every URL goes through `maskUrl`, `password=...`-style pairs (`=` only: `key: id` in a message is not a secret)
+ * lose their value, and registered secrets (raw or percent-encoded) are replaced by `***`.
+ * Used on every log message and field and on CLI error messages.
+ */
+export function scrubLogText(text: string): string {
+  const masked = text
+    .replace(URL_IN_TEXT, (url) => maskUrl(url))
+    .replace(ASSIGNMENT, (all, name: string, sep: string) => (isSecretOptionName(name) ? `${name}${sep}***` : all));
+  return knownSecrets.size === 0 ? masked : scrubSecrets(masked, [...knownSecrets]);
 }
 
 function scrubValue(value: unknown): unknown {
-  if (typeof value === 'string') return scrubSecrets(value);
-  if (value instanceof Error) return scrubSecrets(value.stack ?? `${value.name}: ${value.message}`);
+  if (typeof value === 'string') return scrubLogText(value);
+  if (value instanceof Error) return scrubLogText(value.stack ?? `${value.name}: ${value.message}`);
   return value;
 }
 
@@ -175,7 +179,8 @@ function pinoInstance(): PinoLogger<LogLevelName, true> {
     {
       customLevels: LOG_LEVELS,
       useOnlyCustomLevels: true,
-      level: state.level,
+      // Filtering happens in emit(), so that logAlways() can pass records below the threshold.
+      level: 'trace',
       base: { logger: 'mtool' },
       messageKey: 'message',
       timestamp: () => `,"timestamp":"${isoTimestampMicros()}"`,
@@ -186,27 +191,36 @@ function pinoInstance(): PinoLogger<LogLevelName, true> {
   return state.pino;
 }
 
+function emit(bindings: { db_name?: string; db_type?: string }, level: LogLevelName, message: string, fields?: LogFields, always = false): void {
+  if (!always && LOG_LEVELS[level] < LOG_LEVELS[state.level]) return;
+  const record: LogFields = {};
+  if (bindings.db_name !== undefined) record.db_name = bindings.db_name;
+  if (bindings.db_type !== undefined) record.db_type = bindings.db_type;
+  for (const [key, value] of Object.entries(fields ?? {})) {
+    if (value === undefined) continue;
+    // An Error under any key becomes the spec's `exception` field (its stack, scrubbed).
+    if (value instanceof Error) record.exception = scrubValue(value);
+    else record[key === 'err' || key === 'error' ? 'exception' : key] = scrubValue(value);
+  }
+  pinoInstance()[level](record, scrubLogText(message));
+}
+
+/**
+ * Write one record whatever the level threshold: the CLI reports a command's final error this way
+ * in JSON mode, so stderr stays one JSON object per line even under `--debug-level critical`.
+ */
+export function logAlways(level: LogLevelName, message: string, fields?: LogFields): void {
+  emit({}, level, message, fields, true);
+}
+
 function makeLogger(bindings: { db_name?: string; db_type?: string }): Logger {
-  const emit = (level: LogLevelName, message: string, fields?: LogFields): void => {
-    if (LOG_LEVELS[level] < LOG_LEVELS[state.level]) return;
-    const record: LogFields = {};
-    if (bindings.db_name !== undefined) record.db_name = bindings.db_name;
-    if (bindings.db_type !== undefined) record.db_type = bindings.db_type;
-    for (const [key, value] of Object.entries(fields ?? {})) {
-      if (value === undefined) continue;
-      // An Error under any key becomes the spec's `exception` field (its stack, scrubbed).
-      if (value instanceof Error) record.exception = scrubValue(value);
-      else record[key === 'err' || key === 'error' ? 'exception' : key] = scrubValue(value);
-    }
-    pinoInstance()[level](record, scrubSecrets(message));
-  };
   return {
-    trace: (m, f) => emit('trace', m, f),
-    debug: (m, f) => emit('debug', m, f),
-    info: (m, f) => emit('info', m, f),
-    warn: (m, f) => emit('warning', m, f),
-    error: (m, f) => emit('error', m, f),
-    critical: (m, f) => emit('critical', m, f),
+    trace: (m, f) => emit(bindings, 'trace', m, f),
+    debug: (m, f) => emit(bindings, 'debug', m, f),
+    info: (m, f) => emit(bindings, 'info', m, f),
+    warn: (m, f) => emit(bindings, 'warning', m, f),
+    error: (m, f) => emit(bindings, 'error', m, f),
+    critical: (m, f) => emit(bindings, 'critical', m, f),
     isEnabled: (level) => LOG_LEVELS[level] >= LOG_LEVELS[state.level],
     child: (fields) => makeLogger({ ...bindings, ...fields }),
   };

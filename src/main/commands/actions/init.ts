@@ -1,0 +1,103 @@
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { MtoolError } from '../../../errors.js';
+import { writeFileAtomic } from '../../fs/atomic-write.js';
+import type { CommandContext, CommandInput, CommandResult } from '../command.js';
+
+/** Config file names mtool looks for at the project root, in order (DESIGN.md section 1). */
+export const CONFIG_FILE_NAMES = ['mtool.config.ts', 'mtool.config.mts', 'mtool.config.js', 'mtool.config.mjs'] as const;
+
+/** The commented scaffold `init` writes: one SQLite database, the embedded default. */
+export function configScaffold(databaseName: string): string {
+  return `// mtool configuration: one databaseConfig({...}) per database.
+// Exactly one database has \`default: true\`; commands use it when --database is omitted.
+// Migrations of a database live in migrations/<databaseName>/.
+import { databaseConfig } from 'mtool';
+
+export const ${identifierFor(databaseName)} = databaseConfig({
+  databaseName: ${JSON.stringify(databaseName)},
+  default: true,
+  // postgresql | mysql | mariadb | sqlite | clickhouse
+  databaseType: 'sqlite',
+  // A path relative to the project root. For a server, read the URL from the environment so no
+  // password lands in this file: databaseUrl: env('DATABASE_URL') (import { env } from 'mtool').
+  databaseUrl: 'sqlite:///db.sqlite3',
+  // Where your models live (required when several databases are configured):
+  // modelPaths: ['src/models'],
+  // Swapped in under --dev:
+  // devDatabaseType: 'sqlite',
+  // devDatabaseUrl: 'sqlite:///dev.sqlite3',
+});
+`;
+}
+
+/** `default` → `defaultDb`, `my-app` → `myAppDb`: a valid, readable export name. */
+function identifierFor(name: string): string {
+  const camel = name.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''));
+  const safe = /^[A-Za-z_]/.test(camel) ? camel : `db${camel}`;
+  return `${safe.charAt(0).toLowerCase()}${safe.slice(1)}Db`;
+}
+
+type Outcome = { path: string; action: 'created' | 'kept' };
+
+async function ensureDir(root: string, relativePath: string): Promise<Outcome> {
+  const path = join(root, relativePath);
+  if (existsSync(path)) return { path: `${relativePath}/`, action: 'kept' };
+  await mkdir(path, { recursive: true });
+  return { path: `${relativePath}/`, action: 'created' };
+}
+
+/**
+ * `mtool init [--database NAME]`: creates `migrations/`, `migrations/<database>/` and, when no
+ * configuration exists, a commented `mtool.config.ts`. Existing files are never changed, so the
+ * command is safe to repeat. With an existing configuration the database folder is the one of
+ * `--database` (or the default database) of that configuration.
+ */
+export async function init(ctx: CommandContext, input: CommandInput): Promise<CommandResult> {
+  const requested = input.options.database as string | undefined;
+  if (requested !== undefined && !/^[A-Za-z0-9_][A-Za-z0-9_-]*$/.test(requested)) {
+    throw new MtoolError('MTOOL_USAGE', `--database '${requested}' is not a usable database name: use letters, digits, '_' and '-'`);
+  }
+  const existing = CONFIG_FILE_NAMES.find((name) => existsSync(join(ctx.cwd, name)));
+  const outcomes: Outcome[] = [];
+  let root = ctx.cwd;
+  let database = requested ?? 'default';
+
+  if (existing !== undefined || ctx.env.MTOOL_CONFIG_MODULE) {
+    const config = await ctx.loadConfig();
+    root = config.root;
+    const entry = requested === undefined ? config.databases.find((d) => d.isDefault) : config.databases.find((d) => d.name === requested);
+    if (!entry) {
+      const known = config.databases.map((d) => d.name).join(', ');
+      throw new MtoolError(
+        'MTOOL_CONFIG',
+        `database '${requested}' is not in the configuration (configured: ${known}); add a databaseConfig({ databaseName: '${requested}', ... }) to ${existing ?? 'the configuration'} and run init again`,
+      );
+    }
+    database = entry.name;
+    outcomes.push({ path: existing ?? ctx.env.MTOOL_CONFIG_MODULE!, action: 'kept' });
+  } else {
+    const path = join(root, CONFIG_FILE_NAMES[0]);
+    try {
+      await writeFileAtomic(path, configScaffold(database), { exclusive: true });
+      outcomes.push({ path: CONFIG_FILE_NAMES[0], action: 'created' });
+    } catch (error) {
+      // Another init created it between our check and the write: keep theirs.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      outcomes.push({ path: CONFIG_FILE_NAMES[0], action: 'kept' });
+    }
+  }
+  outcomes.push(await ensureDir(root, 'migrations'));
+  outcomes.push(await ensureDir(root, `migrations/${database}`));
+
+  const data = { root, database, files: outcomes };
+  return {
+    data,
+    text: () =>
+      [
+        ...outcomes.map((o) => `${o.action === 'created' ? 'created' : 'kept   '} ${o.path}${o.action === 'kept' ? ' (already there)' : ''}`),
+        `next: mtool new "describe your change"${database === 'default' ? '' : ` --database ${database}`}`,
+      ].join('\n'),
+  };
+}

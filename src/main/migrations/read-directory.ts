@@ -1,0 +1,84 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { SplitDialect } from '../../dialects/types.js';
+import { MtoolError } from '../../errors.js';
+import { parseMigrationFile, type MigrationFile } from '../../parser/migration-file.js';
+import { classifyMigrationName, type MigrationName } from '../../parser/migration-name.js';
+
+export interface MigrationDirectoryOptions {
+  database: string;
+  dialect: SplitDialect;
+}
+
+/** A migration file known by name only (no content read). */
+export interface MigrationFileName extends MigrationName {
+  filename: string;
+}
+
+/** File names of a folder; a missing folder is an empty list. */
+async function listFiles(dir: string): Promise<string[]> {
+  try {
+    const entries = await readdir(dir, { withFileTypes: true });
+    return entries.filter((e) => e.isFile() || e.isSymbolicLink()).map((e) => e.name);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+}
+
+/** Sort order of a migration folder: versioned by version, then repeatables by file name. */
+function compareMigrations(a: MigrationFileName, b: MigrationFileName): number {
+  if (a.kind === 'versioned' && b.kind === 'versioned') return a.version!.localeCompare(b.version!);
+  if (a.kind === 'versioned') return -1;
+  if (b.kind === 'versioned') return 1;
+  return a.filename < b.filename ? -1 : a.filename > b.filename ? 1 : 0;
+}
+
+function assertUniqueVersions(names: MigrationFileName[], dir: string, database: string): void {
+  const byVersion = new Map<string, string>();
+  for (const name of names) {
+    if (name.kind !== 'versioned') continue;
+    const other = byVersion.get(name.version!);
+    if (other !== undefined) {
+      throw new MtoolError(
+        'MTOOL_MIGRATION_FILE',
+        `${dir}: version ${name.version} is used by two files, ${other} and ${name.filename}; renumber one of them (versions are unique per database)`,
+        { database },
+      );
+    }
+    byVersion.set(name.version!, name.filename);
+  }
+}
+
+/**
+ * Classify the migration file names of a folder without reading them (used by `new` to pick the
+ * next version). Sorted like {@link readMigrationDirectory}.
+ * @throws MtoolError `MTOOL_MIGRATION_FILE` for a bad name or a version used twice.
+ */
+export async function scanMigrationNames(dir: string, database: string): Promise<MigrationFileName[]> {
+  const names: MigrationFileName[] = [];
+  for (const filename of await listFiles(dir)) {
+    const name = classifyMigrationName(filename, database);
+    if (name) names.push({ filename, ...name });
+  }
+  assertUniqueVersions(names, dir, database);
+  return names.sort(compareMigrations);
+}
+
+/**
+ * Read and parse every migration of `migrations/<database>/`: versioned files sorted by version,
+ * then repeatable files (`RA__`, `ROC__`) by name. A missing folder gives an empty list.
+ * @throws MtoolError `MTOOL_MIGRATION_FILE` naming the file (and line) for any malformed file,
+ *   or both files when two share a version.
+ * @example await readMigrationDirectory('migrations/app', { database: 'app', dialect: 'postgresql' })
+ */
+export async function readMigrationDirectory(dir: string, options: MigrationDirectoryOptions): Promise<MigrationFile[]> {
+  const names = await scanMigrationNames(dir, options.database);
+  return Promise.all(
+    names.map(async ({ filename }) => {
+      const path = join(dir, filename);
+      const content = await readFile(path);
+      return parseMigrationFile({ filename, path, content, database: options.database, dialect: options.dialect });
+    }),
+  );
+}

@@ -1,0 +1,153 @@
+import { createHash } from 'node:crypto';
+import type { SplitDialect } from '../dialects/types.js';
+import { MtoolError } from '../errors.js';
+import { classifyMigrationName, type MigrationKind } from './migration-name.js';
+import { splitStatements } from './split-statements.js';
+
+/**
+ * Parse one migration file: name class, `-- upgrade` / `-- rollback` sections, `-- mtool: <word>`
+ * directives, statements per section and the SHA-256 of the bytes. Pure (no I/O), so it runs in
+ * workers unchanged.
+ */
+
+export type { MigrationKind } from './migration-name.js';
+
+/** One statement with its absolute position in the file (from the splitter). */
+export type SqlStatement = ReturnType<typeof splitStatements>[number];
+
+/** Directives a file may carry as `-- mtool: <word>`; anything else is an error. */
+export const MIGRATION_DIRECTIVES = {
+  /** Rollback cannot be produced for this migration. */
+  irreversible: 'rollback cannot be produced for this migration',
+  /** Run the statements outside a transaction (for example CREATE INDEX CONCURRENTLY). */
+  'no-transaction': 'run the statements outside a transaction',
+} as const;
+export type MigrationDirective = keyof typeof MIGRATION_DIRECTIVES;
+
+export interface MigrationFile {
+  filename: string;
+  path: string;
+  kind: MigrationKind;
+  /** `NNNN`, versioned files only. */
+  version?: string;
+  description: string;
+  /** SHA-256 hex of the file bytes. */
+  checksum: string;
+  upgrade: SqlStatement[];
+  /** `undefined` when the file has no `-- rollback` section. */
+  rollback: SqlStatement[] | undefined;
+  irreversible: boolean;
+  /** Directive words in the order they appear, each once. */
+  directives: MigrationDirective[];
+}
+
+export interface MigrationFileInput {
+  filename: string;
+  path: string;
+  content: string | Buffer;
+  /** Database of the folder the file is in: `<db>__` prefixes must equal it. */
+  database: string;
+  dialect: SplitDialect;
+}
+
+const SECTION_MARKER = /^\s*--\s*(upgrade|rollback)\s*$/i;
+const DIRECTIVE = /^\s*--\s*mtool\s*:\s*(\S*)(.*)$/i;
+
+type Section = 'upgrade' | 'rollback';
+
+/** SHA-256 hex of file bytes: the checksum recorded when a migration is applied. */
+export function checksumOf(content: string | Buffer): string {
+  return createHash('sha256').update(content).digest('hex');
+}
+
+/**
+ * @throws MtoolError `MTOOL_MIGRATION_FILE` naming the file and line: bad file name, no `-- upgrade`
+ *   section, a section given twice, SQL before the first section, unknown directive, rollback
+ *   statements in a file marked irreversible; `MTOOL_SQL_SYNTAX` from the splitter.
+ * @example parseMigrationFile({ filename: 'app__0001_init.sql', path, content, database: 'app', dialect: 'postgresql' })
+ */
+export function parseMigrationFile(input: MigrationFileInput): MigrationFile {
+  const { filename, path, database, dialect } = input;
+  const name = classifyMigrationName(filename, database);
+  if (!name) {
+    throw new MtoolError('MTOOL_MIGRATION_FILE', `${filename}: not a migration file (migrations end in .sql)`, { database });
+  }
+  const fail = (line: number, message: string): MtoolError =>
+    new MtoolError('MTOOL_MIGRATION_FILE', `${path}:${line}: ${message}`, { database });
+
+  const text = (typeof input.content === 'string' ? input.content : input.content.toString('utf8')).replace(/^\uFEFF/, '');
+  const lines = text.split(/\r?\n/);
+  const sections = new Map<Section, { markerLine: number; body: string[] }>();
+  const directives: MigrationDirective[] = [];
+  let current: { markerLine: number; body: string[] } | undefined;
+  let blockComment = false;
+
+  lines.forEach((line, index) => {
+    const lineNo = index + 1;
+    const marker = blockComment ? null : SECTION_MARKER.exec(line);
+    if (marker) {
+      const section = marker[1].toLowerCase() as Section;
+      const earlier = sections.get(section);
+      if (earlier) throw fail(lineNo, `second '-- ${section}' section (the first is at line ${earlier.markerLine}); a file has one of each`);
+      current = { markerLine: lineNo, body: [] };
+      sections.set(section, current);
+      return;
+    }
+    const directive = blockComment ? null : DIRECTIVE.exec(line);
+    if (directive) {
+      const word = directive[1].toLowerCase();
+      if (!(word in MIGRATION_DIRECTIVES)) {
+        const known = Object.keys(MIGRATION_DIRECTIVES).join(', ');
+        throw fail(lineNo, `unknown directive '-- mtool: ${directive[1]}'; known directives: ${known}`);
+      }
+      if (!directives.includes(word as MigrationDirective)) directives.push(word as MigrationDirective);
+    }
+    if (current) {
+      current.body.push(line);
+      return;
+    }
+    // Before the first section only comments and blank lines may appear.
+    const trimmed = line.trim();
+    if (blockComment) {
+      if (trimmed.includes('*/')) blockComment = false;
+      return;
+    }
+    if (trimmed === '' || trimmed.startsWith('--')) return;
+    if (trimmed.startsWith('/*')) {
+      blockComment = !trimmed.includes('*/', 2);
+      return;
+    }
+    throw fail(lineNo, `SQL before the '-- upgrade' section; put statements under '-- upgrade' (or '-- rollback')`);
+  });
+
+  const upgradeSection = sections.get('upgrade');
+  if (!upgradeSection) {
+    throw fail(1, `no '-- upgrade' section; a migration file starts its SQL with a line '-- upgrade' (and may add '-- rollback')`);
+  }
+  const split = (section: { markerLine: number; body: string[] }): SqlStatement[] =>
+    splitStatements(section.body.join('\n'), { dialect, file: path, startLine: section.markerLine + 1 });
+
+  const upgrade = split(upgradeSection);
+  const rollbackSection = sections.get('rollback');
+  const rollback = rollbackSection ? split(rollbackSection) : undefined;
+  const irreversible = directives.includes('irreversible');
+  if (irreversible && rollback && rollback.length > 0) {
+    throw fail(
+      rollback[0].line,
+      `the file is marked '-- mtool: irreversible' but its '-- rollback' section has statements; remove one or the other`,
+    );
+  }
+
+  return {
+    filename,
+    path,
+    kind: name.kind,
+    ...(name.version === undefined ? {} : { version: name.version }),
+    description: name.description,
+    checksum: checksumOf(input.content),
+    upgrade,
+    rollback,
+    irreversible,
+    directives,
+  };
+}
