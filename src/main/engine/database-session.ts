@@ -1,0 +1,141 @@
+import { hostname, userInfo } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { getDialect } from '../../dialects/index.js';
+import type { ConnectOptions, Connection, Dialect } from '../../dialects/types.js';
+import { MtoolError } from '../../errors.js';
+import type { DatabaseEntry } from '../config/types.js';
+import type { Logger } from '../log.js';
+import { formatMs } from './executor.js';
+import { MigrationLock, releaseLock } from './migration-lock.js';
+import { tracedConnection } from './traced-connection.js';
+import { loadTrackingDialect } from './tracking-dialect.js';
+import { TrackingStore } from './tracking-store.js';
+import type { LockHolder } from './types.js';
+
+/** The parts of the CLI's run context the engine uses: Ctrl-C / SIGTERM and cleanup hooks. */
+export interface EngineRunContext {
+  readonly signal: AbortSignal;
+  onCleanup(cleanup: () => void | Promise<void>): () => void;
+}
+
+/** How long a signal cleanup waits for the run to stop on its own before releasing the lock from a second connection. */
+const SIGNAL_GRACE_MS = 1500;
+
+/** One open connection to one configured database, with its tracking store and lock. */
+export interface DatabaseSession {
+  entry: DatabaseEntry;
+  dialect: Dialect;
+  conn: Connection;
+  store: TrackingStore;
+  lock: MigrationLock;
+  log: Logger;
+  connectOptions: ConnectOptions;
+}
+
+/** `user@host` for `applied_by`. */
+export function appliedBy(): string {
+  let user: string;
+  try {
+    user = userInfo().username;
+  } catch {
+    // No passwd entry for the uid (common in containers).
+    user = process.env.USER ?? process.env.LOGNAME ?? String(process.getuid?.() ?? 'unknown');
+  }
+  return `${user}@${hostname()}`.slice(0, 255);
+}
+
+/**
+ * Open a session, run `fn`, and close the connection whatever happens. Connection failures keep
+ * their `MTOOL_CONNECTION` code so multi-database runs can skip optional databases.
+ */
+export async function withSession<T>(entry: DatabaseEntry, root: string, log: Logger, fn: (session: DatabaseSession) => Promise<T>): Promise<T> {
+  const dialect = getDialect(entry.type);
+  const [tracking, raw] = await Promise.all([
+    loadTrackingDialect(entry.type),
+    dialect.connect({ databaseName: entry.name, url: entry.url, pgSchema: entry.pgSchema, root }),
+  ]);
+  const dbLog = log.child({ db_name: entry.name, db_type: entry.type });
+  const conn = tracedConnection(raw, dbLog);
+  const store = new TrackingStore(conn, dialect, tracking, entry.migrationTable);
+  const session: DatabaseSession = {
+    entry,
+    dialect,
+    conn,
+    store,
+    lock: new MigrationLock(conn, dialect, store),
+    log: dbLog,
+    connectOptions: { databaseName: entry.name, url: entry.url, pgSchema: entry.pgSchema, root },
+  };
+  try {
+    return await fn(session);
+  } finally {
+    try {
+      await raw.close();
+    } catch (error) {
+      dbLog.debug('closing the connection failed', { error });
+    }
+  }
+}
+
+/**
+ * Spec migrate rule 1: ensure the tracking tables, take the lock (failing at once when held),
+ * run `fn`, release the lock on every exit path. On Ctrl-C / SIGTERM the run is asked to stop
+ * at its next statement boundary (rolling back the open migration); if it is stuck in a long
+ * statement, the lock row is removed from a second connection and the server discards the open
+ * transaction when this process exits.
+ */
+export async function withLock<T>(session: DatabaseSession, command: string, run: EngineRunContext | undefined, fn: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  await session.store.ensureTables();
+  const holder = await session.lock.acquire(command);
+  session.log.info(`lock acquired in ${formatMs(performance.now() - started)}`);
+
+  let markSettled!: () => void;
+  const settled = new Promise<void>((resolve) => (markSettled = resolve));
+  const unregister = run?.onCleanup(async () => {
+    const stopped = await Promise.race([
+      settled.then(() => true),
+      new Promise<boolean>((resolve) => setTimeout(resolve, SIGNAL_GRACE_MS, false).unref()),
+    ]);
+    if (stopped || !session.lock.held) return;
+    await releaseFromSecondConnection(session, holder);
+  });
+
+  let failed = false;
+  try {
+    return await fn();
+  } catch (error) {
+    failed = true;
+    throw error;
+  } finally {
+    try {
+      if (session.lock.held) {
+        await session.lock.release();
+        session.log.debug('lock released');
+      }
+    } catch (error) {
+      const message = `could not release the migration lock of '${session.entry.name}': run \`mtool unlock --database ${session.entry.name}\``;
+      session.log.error(message, { error });
+      // A failed run keeps its own error; a successful one must not look clean while the lock stays ACTIVE.
+      if (!failed) {
+        unregister?.();
+        markSettled();
+        // eslint-disable-next-line no-unsafe-finally
+        throw new MtoolError('MTOOL_DATABASE', message, { database: session.entry.name, cause: error });
+      }
+    }
+    unregister?.();
+    markSettled();
+  }
+}
+
+async function releaseFromSecondConnection(session: DatabaseSession, holder: LockHolder): Promise<void> {
+  const other = await session.dialect.connect(session.connectOptions);
+  try {
+    await releaseLock(other, session.dialect, session.store, holder);
+    session.lock.forget();
+    session.log.warn('interrupted during a statement: lock released from a second connection; the unfinished migration is discarded by the database when this process exits');
+  } finally {
+    await other.close();
+  }
+}

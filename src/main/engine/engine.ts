@@ -1,0 +1,236 @@
+import { performance } from 'node:perf_hooks';
+import { getDialect } from '../../dialects/index.js';
+import type { MigrationFile } from '../../parser/migration-file.js';
+import type { DatabaseEntry } from '../config/types.js';
+import type { Logger } from '../log.js';
+import { appliedBy, withLock, withSession, type DatabaseSession, type EngineRunContext } from './database-session.js';
+import { Executor, formatMs, type EngineHooks } from './executor.js';
+import { loadMigrations } from './load-migrations.js';
+import { currentVersion, planMigrate, planRollback, statusEntries, verifyApplied, type RollbackPlanOptions } from './planner.js';
+import type { HistoryResult, LockStatusResult, MigrationOutcome, MigrationRecord, RunResult, StatusResult, UnlockResult } from './types.js';
+
+/**
+ * The migration engine's entry points, one database at a time. Commands call these and render
+ * the returned result objects; nothing here prints.
+ */
+
+export interface EngineContext {
+  /** Project root (relative SQLite paths resolve against it). */
+  root: string;
+  log: Logger;
+  /** Ctrl-C / SIGTERM handling; absent in library use. */
+  run?: EngineRunContext;
+}
+
+export interface MigrateOptions {
+  count?: number;
+  toVersion?: string;
+  /** With `toVersion`: record without executing. */
+  baseline?: boolean;
+  /** Print the SQL that would run; never writes, creates a table or takes the lock. */
+  dryRun?: boolean;
+  deferSnapshots?: boolean;
+  verbose?: boolean;
+  perf?: boolean;
+  hooks?: EngineHooks;
+  /** Written to the lock row's `command` column. Default `migrate`. */
+  commandLine?: string;
+}
+
+async function readFiles(entry: DatabaseEntry): Promise<MigrationFile[]> {
+  return loadMigrations(entry.migrationsDir, { database: entry.name, dialect: getDialect(entry.type).splitDialect });
+}
+
+function executor(session: DatabaseSession, ctx: EngineContext, options: { perf?: boolean; verbose?: boolean }): Executor {
+  return new Executor(session.conn, session.dialect, session.store, session.log, session.entry.name, {
+    perf: options.perf ?? false,
+    verbose: options.verbose ?? false,
+    signal: ctx.run?.signal,
+    appliedBy: appliedBy(),
+  });
+}
+
+async function runHook(session: DatabaseSession, name: string, hook: () => Promise<void>): Promise<void> {
+  const started = performance.now();
+  try {
+    await hook();
+    session.log.info(`${name} in ${formatMs(performance.now() - started)}`);
+  } catch (error) {
+    session.log.warn(`${name} failed; the migration itself is applied and recorded`, { error });
+  }
+}
+
+/**
+ * `migrate` on one database: pending versioned migrations in version order, then due repeatables.
+ * @throws ChecksumMismatchError, LockError, MigrationFailedError, MtoolError.
+ * @example await migrate(entry, { root, log }, { toVersion: '0003' })
+ */
+export async function migrate(entry: DatabaseEntry, ctx: EngineContext, options: MigrateOptions = {}): Promise<RunResult> {
+  const started = performance.now();
+  const files = await readFiles(entry);
+  return withSession(entry, ctx.root, ctx.log, async (session) => {
+    if (options.dryRun) return dryRun(session, files, options, started);
+    return withLock(session, options.commandLine ?? 'migrate', ctx.run, async () => {
+      const records = await session.store.records();
+      verifyApplied(files, records, entry.name);
+      const plan = planMigrate(files, records, entry.name, options);
+      const exec = executor(session, ctx, options);
+      const outcomes: MigrationOutcome[] = [];
+      const appliedNow: { file: MigrationFile; record: MigrationRecord }[] = [];
+      if (plan.baseline) {
+        for (const file of plan.versioned) outcomes.push(await exec.baseline(file));
+      } else {
+        const hooks = options.hooks;
+        for (const file of plan.versioned) {
+          const { outcome, record } = await exec.apply(file);
+          outcomes.push(outcome);
+          appliedNow.push({ file, record });
+          if (hooks?.afterVersionedMigration && !options.deferSnapshots) {
+            const hook = hooks.afterVersionedMigration.bind(hooks);
+            await runHook(session, `after-migration hook for ${file.filename}`, () =>
+              hook({ database: entry.name, conn: session.conn, dialect: session.dialect, file, record }),
+            );
+          }
+        }
+        for (const step of plan.repeatables) outcomes.push((await exec.apply(step.file, step.existing)).outcome);
+        if (appliedNow.length > 0 && hooks?.afterBatch) {
+          const hook = hooks.afterBatch.bind(hooks);
+          await runHook(session, 'after-batch hook', () =>
+            hook({ database: entry.name, conn: session.conn, dialect: session.dialect, applied: appliedNow, deferred: options.deferSnapshots ?? false }),
+          );
+        }
+      }
+      const after = [...records, ...appliedNow.map((a) => a.record), ...(plan.baseline ? plan.versioned.map((f) => ({ version: f.version ?? null })) : [])];
+      return {
+        database: entry.name,
+        databaseType: entry.type,
+        command: 'migrate',
+        outcomes,
+        currentVersion: currentVersion(after),
+        durationMs: performance.now() - started,
+      };
+    });
+  });
+}
+
+async function dryRun(session: DatabaseSession, files: MigrationFile[], options: MigrateOptions, started: number): Promise<RunResult> {
+  const { entry } = session;
+  // Read-only: the tracking table is read only when it already exists; nothing is created or locked.
+  const records = (await session.store.tableExists(entry.migrationTable)) ? await session.store.records() : [];
+  verifyApplied(files, records, entry.name);
+  const plan = planMigrate(files, records, entry.name, options);
+  const steps = [...plan.versioned, ...plan.repeatables.map((r) => r.file)];
+  return {
+    database: entry.name,
+    databaseType: entry.type,
+    command: 'migrate',
+    outcomes: steps.map((f) => ({ filename: f.filename, version: f.version ?? null, type: f.kind, action: plan.baseline ? 'baselined' : 'would_apply', durationMs: 0 })),
+    dryRunSql: steps.map((f) => ({ filename: f.filename, statements: plan.baseline ? [] : f.upgrade.map((s) => s.text) })),
+    currentVersion: currentVersion(records),
+    durationMs: performance.now() - started,
+  };
+}
+
+export interface RollbackOptions {
+  /** Last N applied versioned migrations (default 1). */
+  count?: number;
+  /** Every applied versioned migration above this version. */
+  toVersion?: string;
+  verbose?: boolean;
+  perf?: boolean;
+  /** `downgrade`: fail unless `toVersion` is applied. */
+  command?: 'rollback' | 'downgrade';
+  commandLine?: string;
+}
+
+/**
+ * `rollback` / `downgrade` on one database: run `-- rollback` sections newest first under the
+ * lock. Every migration to revert is checked before the first one runs.
+ */
+export async function rollback(entry: DatabaseEntry, ctx: EngineContext, options: RollbackOptions = {}): Promise<RunResult> {
+  const started = performance.now();
+  const command = options.command ?? 'rollback';
+  const files = await readFiles(entry);
+  return withSession(entry, ctx.root, ctx.log, async (session) =>
+    withLock(session, options.commandLine ?? command, ctx.run, async () => {
+      const records = await session.store.records();
+      verifyApplied(files, records, entry.name);
+      const planOptions: RollbackPlanOptions = { count: options.count, toVersion: options.toVersion, requireApplied: command === 'downgrade' };
+      const steps = planRollback(files, records, entry.name, planOptions);
+      const exec = executor(session, ctx, options);
+      const outcomes: MigrationOutcome[] = [];
+      const removed = new Set<string>();
+      for (const step of steps) {
+        outcomes.push(await exec.revert(step));
+        removed.add(step.record.filename);
+      }
+      return {
+        database: entry.name,
+        databaseType: entry.type,
+        command,
+        outcomes,
+        currentVersion: currentVersion(records.filter((r) => !removed.has(r.filename))),
+        durationMs: performance.now() - started,
+      };
+    }),
+  );
+}
+
+async function readRecords(session: DatabaseSession): Promise<MigrationRecord[]> {
+  return (await session.store.tableExists(session.entry.migrationTable)) ? session.store.records() : [];
+}
+
+/**
+ * `status` on one database: applied versus pending, read-only (creates nothing).
+ * @throws ChecksumMismatchError when an applied versioned file changed (spec: blocks status).
+ */
+export async function status(entry: DatabaseEntry, ctx: EngineContext): Promise<StatusResult> {
+  const files = await readFiles(entry);
+  return withSession(entry, ctx.root, ctx.log, async (session) => {
+    const records = await readRecords(session);
+    verifyApplied(files, records, entry.name);
+    const entries = statusEntries(files, records);
+    const holder = await session.lock.current();
+    return {
+      database: entry.name,
+      databaseType: entry.type,
+      currentVersion: currentVersion(records),
+      appliedMigrations: records.length,
+      pendingMigrations: entries.filter((e) => e.state === 'pending' || e.state === 'changed').length,
+      lockActive: holder !== null,
+      entries,
+    };
+  });
+}
+
+/** `history` on one database: applied migrations in the order they were applied. */
+export async function history(entry: DatabaseEntry, ctx: EngineContext): Promise<HistoryResult> {
+  return withSession(entry, ctx.root, ctx.log, async (session) => {
+    const records = await readRecords(session);
+    const byTime = [...records].sort((a, b) => (a.appliedAt < b.appliedAt ? -1 : a.appliedAt > b.appliedAt ? 1 : 0) || records.indexOf(a) - records.indexOf(b));
+    return { database: entry.name, databaseType: entry.type, records: byTime };
+  });
+}
+
+/** `lock-status` on one database. */
+export async function lockStatus(entry: DatabaseEntry, ctx: EngineContext): Promise<LockStatusResult> {
+  return withSession(entry, ctx.root, ctx.log, async (session) => {
+    const holder = await session.lock.current();
+    return {
+      database: entry.name,
+      databaseType: entry.type,
+      active: holder !== null,
+      holder,
+      heldForMs: holder ? Math.max(0, Date.now() - Date.parse(holder.lockedAt)) : null,
+    };
+  });
+}
+
+/** `unlock` on one database: remove the lock row whoever holds it. */
+export async function unlock(entry: DatabaseEntry, ctx: EngineContext): Promise<UnlockResult> {
+  return withSession(entry, ctx.root, ctx.log, async (session) => {
+    const released = await session.lock.forceRelease();
+    if (released) session.log.warn(`migration lock released (was held by host '${released.host}', pid ${released.pid}, command '${released.command}')`);
+    return { database: entry.name, databaseType: entry.type, released };
+  });
+}

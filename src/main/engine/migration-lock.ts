@@ -1,0 +1,172 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Connection, Dialect, Row } from '../../dialects/types.js';
+import { LockError } from '../../errors.js';
+import { LOCK_TABLE, toIsoUtc, type TrackingStore } from './tracking-store.js';
+import type { LockHolder } from './types.js';
+
+/** How long an append-mode (ClickHouse) acquisition waits before reading back the live rows. */
+const APPEND_SETTLE_MS = 50;
+
+/**
+ * The database-level migration lock (spec: Migration lock): one row in `mtool_lock`, inserted
+ * outside any migration transaction and committed at once, so a killed process leaves it ACTIVE
+ * until `mtool unlock`. There is no expiry and no retry.
+ */
+export class MigrationLock {
+  readonly #conn: Connection;
+  readonly #dialect: Dialect;
+  readonly #store: TrackingStore;
+  #held: LockHolder | undefined;
+
+  constructor(conn: Connection, dialect: Dialect, store: TrackingStore) {
+    this.#conn = conn;
+    this.#dialect = dialect;
+    this.#store = store;
+  }
+
+  /** The holder this process inserted, while held. */
+  get held(): LockHolder | undefined {
+    return this.#held;
+  }
+
+  /**
+   * Take the lock or fail at once.
+   * @throws LockError naming the holder (host, pid, command, since) and `mtool unlock`.
+   */
+  async acquire(command: string): Promise<LockHolder> {
+    const holder: LockHolder = {
+      host: hostname(),
+      pid: process.pid,
+      command: command.slice(0, 255),
+      lockedAt: new Date().toISOString(),
+      token: randomBytes(16).toString('hex'),
+    };
+    const q = this.#dialect.quote;
+    const sql = this.#store.tracking;
+    if (sql.writeMode === 'append') {
+      await this.#appendRow(holder, false);
+      await new Promise((resolve) => setTimeout(resolve, APPEND_SETTLE_MS));
+      const live = await this.#liveRows();
+      const first = live[0];
+      if (first && first.token !== holder.token) {
+        await this.#appendRow(holder, true);
+        throw lockHeldError(this.#conn.databaseName, first);
+      }
+    } else {
+      try {
+        await this.#conn.query(
+          `INSERT INTO ${q.ident(LOCK_TABLE)} (id, locked_at, host, pid, command, token) VALUES (1, ${sql.timestamp(q, new Date(holder.lockedAt))}, ${q.literal(holder.host)}, ${q.literal(holder.pid)}, ${q.literal(holder.command)}, ${q.literal(holder.token)})`,
+        );
+      } catch (error) {
+        if (!sql.isUniqueViolation(error)) throw error;
+        const current = (await this.#liveRows())[0];
+        throw lockHeldError(this.#conn.databaseName, current, error);
+      }
+    }
+    this.#held = holder;
+    return holder;
+  }
+
+  /** Release the lock this process holds (no-op when not held). Only ever removes our own row. */
+  async release(): Promise<void> {
+    const holder = this.#held;
+    if (!holder) return;
+    await releaseLock(this.#conn, this.#dialect, this.#store, holder);
+    this.#held = undefined;
+  }
+
+  /** Forget the holder without touching the database (after another connection released it). */
+  forget(): void {
+    this.#held = undefined;
+  }
+
+  /** The current holder, or null (the lock table may not exist yet: then INACTIVE). */
+  async current(): Promise<LockHolder | null> {
+    if (!(await this.#store.tableExists(LOCK_TABLE))) return null;
+    return (await this.#liveRows())[0] ?? null;
+  }
+
+  /** `mtool unlock`: remove whatever lock row exists. Returns the removed holder, or null. */
+  async forceRelease(): Promise<LockHolder | null> {
+    if (!(await this.#store.tableExists(LOCK_TABLE))) return null;
+    const live = await this.#liveRows();
+    if (live.length === 0) return null;
+    if (this.#store.tracking.writeMode === 'append') {
+      for (const row of live) await this.#appendRow(row, true);
+    } else {
+      await this.#conn.query(`DELETE FROM ${this.#dialect.quote.ident(LOCK_TABLE)}`);
+    }
+    return live[0] ?? null;
+  }
+
+  async #appendRow(holder: LockHolder, deleted: boolean): Promise<void> {
+    await appendLockRow(this.#conn, this.#dialect, this.#store, holder, deleted);
+  }
+
+  async #liveRows(): Promise<LockHolder[]> {
+    const q = this.#dialect.quote;
+    const columns = 'locked_at, host, pid, command, token';
+    if (this.#store.tracking.writeMode === 'append') {
+      const { rows } = await this.#conn.query(
+        `SELECT ${columns}, seq FROM (SELECT ${columns}, seq, deleted FROM ${q.ident(LOCK_TABLE)} FINAL) WHERE deleted = 0 ORDER BY seq, token`,
+      );
+      return rows.map(toHolder);
+    }
+    const { rows } = await this.#conn.query(`SELECT ${columns} FROM ${q.ident(LOCK_TABLE)}`);
+    return rows.map(toHolder);
+  }
+}
+
+/** Remove one holder's row; used by {@link MigrationLock.release} and by signal cleanup on a second connection. */
+export async function releaseLock(conn: Connection, dialect: Dialect, store: TrackingStore, holder: LockHolder): Promise<void> {
+  if (store.tracking.writeMode === 'append') {
+    await appendLockRow(conn, dialect, store, holder, true);
+    return;
+  }
+  const q = dialect.quote;
+  await conn.query(`DELETE FROM ${q.ident(LOCK_TABLE)} WHERE id = 1 AND token = ${q.literal(holder.token)}`);
+}
+
+async function appendLockRow(conn: Connection, dialect: Dialect, store: TrackingStore, holder: LockHolder, deleted: boolean): Promise<void> {
+  const q = dialect.quote;
+  await conn.query(
+    `INSERT INTO ${q.ident(LOCK_TABLE)} (token, locked_at, host, pid, command, seq, deleted) VALUES (${q.literal(holder.token)}, ${store.tracking.timestamp(q, new Date(holder.lockedAt))}, ${q.literal(holder.host)}, ${q.literal(holder.pid)}, ${q.literal(holder.command)}, ${q.literal(store.nextSeq())}, ${q.literal(deleted ? 1 : 0)})`,
+  );
+}
+
+function toHolder(row: Row): LockHolder {
+  return {
+    host: String(row.host ?? ''),
+    pid: Number(row.pid ?? 0),
+    command: String(row.command ?? ''),
+    lockedAt: toIsoUtc(row.locked_at),
+    token: String(row.token ?? ''),
+  };
+}
+
+/** `3 s`, `4 min 12 s`, `2 h 5 min`, `3 d 4 h`. */
+export function formatDuration(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min ${s % 60} s`;
+  const h = Math.floor(m / 60);
+  if (h < 24) return `${h} h ${m % 60} min`;
+  return `${Math.floor(h / 24)} d ${h % 24} h`;
+}
+
+/** `host 'ci-1', pid 4242, command 'migrate', since 2026-… (4 min 12 s ago)`. */
+export function describeHolder(holder: LockHolder, now = Date.now()): string {
+  const age = formatDuration(now - Date.parse(holder.lockedAt));
+  return `host '${holder.host}', pid ${holder.pid}, command '${holder.command}', since ${holder.lockedAt} (${age} ago)`;
+}
+
+function lockHeldError(database: string, holder: LockHolder | undefined, cause?: unknown): LockError {
+  const who = holder ? `held by ${describeHolder(holder)}` : 'held (the holder row was removed while checking)';
+  return new LockError(
+    `database '${database}': the migration lock is ${who}. Another migration may be running; wait for it to finish. ` +
+      `If no mtool process is running (for example it was killed), release the lock with \`mtool unlock --database ${database}\` and run the command again.`,
+    { database, cause },
+  );
+}

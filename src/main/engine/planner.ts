@@ -1,0 +1,225 @@
+import { ChecksumMismatchError, MtoolError } from '../../errors.js';
+import type { MigrationFile } from '../../parser/migration-file.js';
+import type { MigrationRecord, StatusEntry } from './types.js';
+
+/**
+ * Pure planning over plain data (files on disk, rows of the tracking table): no connection, no
+ * I/O, so every rule here is tested without a database.
+ */
+
+export interface MigratePlanOptions {
+  /** Apply at most this many versioned migrations. */
+  count?: number;
+  /** Apply versioned migrations up to and including this version. */
+  toVersion?: string;
+  /** Record pending versioned migrations up to `toVersion` as applied without running them. */
+  baseline?: boolean;
+}
+
+export interface RepeatableStep {
+  file: MigrationFile;
+  /** The row to update; undefined when the file never ran. */
+  existing: MigrationRecord | undefined;
+}
+
+export interface MigratePlan {
+  versioned: MigrationFile[];
+  repeatables: RepeatableStep[];
+  baseline: boolean;
+}
+
+export interface RollbackStep {
+  file: MigrationFile;
+  record: MigrationRecord;
+}
+
+/** Versions compare as numbers: `0010` > `0009`, and `10000` > `9999`. */
+export function compareVersions(a: string, b: string): number {
+  const x = BigInt(a);
+  const y = BigInt(b);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+const VERSION = /^\d{1,18}$/;
+
+/** Validate a `--to-version`/`--to` value. */
+export function parseVersionOption(value: string, flag: string): string {
+  const trimmed = value.trim();
+  if (!VERSION.test(trimmed)) {
+    throw new MtoolError('MTOOL_USAGE', `${flag} expects a migration version such as 0003, got '${value}'`);
+  }
+  return trimmed;
+}
+
+/** Checksum prefix shown in messages (spec: "checksum prefixes"). */
+export const checksumPrefix = (checksum: string): string => checksum.slice(0, 12);
+
+/**
+ * The checks every migrate, status, rollback and downgrade runs before doing anything:
+ * an applied versioned file must be unchanged, and a pending file must not reuse the version of
+ * an applied one under another name.
+ * @throws ChecksumMismatchError for the first changed applied versioned file.
+ */
+export function verifyApplied(files: readonly MigrationFile[], records: readonly MigrationRecord[], database: string): void {
+  const byFilename = new Map(files.map((f) => [f.filename, f]));
+  for (const record of records) {
+    if (record.type !== 'versioned') continue;
+    const file = byFilename.get(record.filename);
+    if (file && file.checksum !== record.checksum) {
+      throw new ChecksumMismatchError(
+        `checksum mismatch in database '${database}': migration ${record.filename} was applied with checksum ${checksumPrefix(record.checksum)} ` +
+          `but the file now has ${checksumPrefix(file.checksum)}. An applied migration must never change and this is never safe to ignore: ` +
+          `restore the file to its applied content (see \`mtool history --database ${database}\` for when and by whom it was applied) ` +
+          `and put further changes in a new migration.`,
+        { database },
+      );
+    }
+  }
+  const appliedVersions = new Map(records.filter((r) => r.version !== null).map((r) => [r.version as string, r.filename]));
+  const appliedNames = new Set(records.map((r) => r.filename));
+  for (const file of files) {
+    if (file.kind !== 'versioned' || appliedNames.has(file.filename)) continue;
+    const other = appliedVersions.get(file.version as string);
+    if (other !== undefined) {
+      throw new MtoolError(
+        'MTOOL_MIGRATION_FILE',
+        `database '${database}': ${file.filename} has version ${file.version}, which is already applied as ${other}; ` +
+          `an applied migration file must not be renamed: restore its name, or give the new file the next free version`,
+        { database },
+      );
+    }
+  }
+}
+
+/** Highest applied version, null when none. */
+export function currentVersion(records: readonly { version: string | null }[]): string | null {
+  let best: string | null = null;
+  for (const r of records) if (r.version !== null && (best === null || compareVersions(r.version, best) > 0)) best = r.version;
+  return best;
+}
+
+/**
+ * What `migrate` will do: pending versioned files in version order (cut by `count` /
+ * `toVersion`), then the repeatables that are due: every `RA__` file, and `ROC__` files that never
+ * ran or whose checksum changed. Baseline plans record versioned files only.
+ * @throws MtoolError for a pending version below the highest applied one, or an unknown `toVersion`.
+ */
+export function planMigrate(
+  files: readonly MigrationFile[],
+  records: readonly MigrationRecord[],
+  database: string,
+  options: MigratePlanOptions = {},
+): MigratePlan {
+  const applied = new Map(records.map((r) => [r.filename, r]));
+  const current = currentVersion(records);
+  let versioned = files
+    .filter((f) => f.kind === 'versioned' && !applied.has(f.filename))
+    .sort((a, b) => compareVersions(a.version as string, b.version as string));
+
+  if (current !== null) {
+    const late = versioned.find((f) => compareVersions(f.version as string, current) < 0);
+    if (late) {
+      throw new MtoolError(
+        'MTOOL_MIGRATION_FILE',
+        `database '${database}': ${late.filename} (version ${late.version}) is pending but version ${current} is already applied; ` +
+          `mtool applies versions in order only: renumber the file above ${current}`,
+        { database },
+      );
+    }
+  }
+  if (options.toVersion !== undefined) {
+    const target = options.toVersion;
+    const known = files.some((f) => f.version !== undefined && compareVersions(f.version, target) === 0) || records.some((r) => r.version !== null && compareVersions(r.version, target) === 0);
+    if (!known) {
+      throw new MtoolError('MTOOL_USAGE', `database '${database}': no migration has version ${target}; see \`mtool status --database ${database}\``, { database });
+    }
+    versioned = versioned.filter((f) => compareVersions(f.version as string, target) <= 0);
+  }
+  if (options.count !== undefined) versioned = versioned.slice(0, options.count);
+  if (options.baseline) return { versioned, repeatables: [], baseline: true };
+
+  const repeatables: RepeatableStep[] = [];
+  for (const file of files) {
+    if (file.kind === 'versioned') continue;
+    const existing = applied.get(file.filename);
+    if (file.kind === 'repeatable_always' || !existing || existing.checksum !== file.checksum) repeatables.push({ file, existing });
+  }
+  return { versioned, repeatables, baseline: false };
+}
+
+export interface RollbackPlanOptions {
+  /** Roll back the last N applied versioned migrations (default 1). */
+  count?: number;
+  /** Roll back every applied versioned migration above this version. */
+  toVersion?: string;
+  /** `downgrade`: the target version must be applied. */
+  requireApplied?: boolean;
+}
+
+/**
+ * Which applied versioned migrations `rollback` / `downgrade` revert, newest first. Every one of
+ * them is checked before anything runs: its file exists, has rollback statements and is not
+ * marked irreversible.
+ * @throws MtoolError `MTOOL_ROLLBACK` naming the first migration that cannot be reverted.
+ */
+export function planRollback(
+  files: readonly MigrationFile[],
+  records: readonly MigrationRecord[],
+  database: string,
+  options: RollbackPlanOptions,
+): RollbackStep[] {
+  const applied = records
+    .filter((r) => r.type === 'versioned' && r.version !== null)
+    .sort((a, b) => compareVersions(b.version as string, a.version as string));
+  let targets: MigrationRecord[];
+  if (options.toVersion !== undefined) {
+    const target = options.toVersion;
+    if (options.requireApplied && !applied.some((r) => compareVersions(r.version as string, target) === 0)) {
+      throw new MtoolError(
+        'MTOOL_ROLLBACK',
+        `database '${database}': cannot downgrade to version ${target}: it is not applied` +
+          (applied.length ? ` (applied versions: ${applied.map((r) => r.version).reverse().join(', ')})` : ' (no versioned migration is applied)'),
+        { database },
+      );
+    }
+    targets = applied.filter((r) => compareVersions(r.version as string, target) > 0);
+  } else {
+    const count = options.count ?? 1;
+    targets = applied.slice(0, count);
+  }
+  const byFilename = new Map(files.map((f) => [f.filename, f]));
+  return targets.map((record) => {
+    const file = byFilename.get(record.filename);
+    const refuse = (why: string): MtoolError =>
+      new MtoolError('MTOOL_ROLLBACK', `database '${database}': cannot roll back ${record.filename}: ${why}; nothing was rolled back`, { database });
+    if (!file) throw refuse('the file is no longer in the migrations folder');
+    if (file.irreversible) throw refuse('it is marked `-- mtool: irreversible`');
+    if (file.rollback === undefined) throw refuse('it has no `-- rollback` section');
+    if (file.rollback.length === 0) throw refuse('its `-- rollback` section has no statements');
+    return { file, record };
+  });
+}
+
+/** Per-file state for `status`: applied, pending, changed (ROC due) or missing (recorded, file gone). */
+export function statusEntries(files: readonly MigrationFile[], records: readonly MigrationRecord[]): StatusEntry[] {
+  const applied = new Map(records.map((r) => [r.filename, r]));
+  const entries: StatusEntry[] = files.map((file) => {
+    const record = applied.get(file.filename);
+    let state: StatusEntry['state'] = record ? 'applied' : 'pending';
+    if (record && file.kind === 'repeatable_on_change' && record.checksum !== file.checksum) state = 'changed';
+    return {
+      filename: file.filename,
+      version: file.version ?? null,
+      type: file.kind,
+      state,
+      appliedAt: record?.appliedAt ?? null,
+      checksum: file.checksum,
+    };
+  });
+  const onDisk = new Set(files.map((f) => f.filename));
+  for (const record of records) {
+    if (onDisk.has(record.filename)) continue;
+    entries.push({ filename: record.filename, version: record.version, type: record.type, state: 'missing', appliedAt: record.appliedAt, checksum: record.checksum });
+  }
+  return entries;
+}

@@ -1,0 +1,180 @@
+import type { Connection, Dialect, Row } from '../../dialects/types.js';
+import { MtoolError } from '../../errors.js';
+import type { MigrationKind } from '../../parser/migration-name.js';
+import type { TrackingDialect } from './tracking-dialect.js';
+import type { MigrationRecord } from './types.js';
+
+/** Name of the lock table (spec: fixed, not configurable). */
+export const LOCK_TABLE = 'mtool_lock';
+
+const KINDS: readonly MigrationKind[] = ['versioned', 'repeatable_always', 'repeatable_on_change'];
+
+/**
+ * Reads and writes the migrations tracking table of one database over one connection.
+ * SQL-mode dialects change rows in place; append-mode dialects (ClickHouse) insert each new row
+ * state with a larger `seq` (see {@link TrackingDialect.writeMode}).
+ */
+export class TrackingStore {
+  readonly #conn: Connection;
+  readonly #dialect: Dialect;
+  readonly #sql: TrackingDialect;
+  readonly #table: string;
+  #lastSeq = 0n;
+
+  constructor(conn: Connection, dialect: Dialect, sql: TrackingDialect, table: string) {
+    this.#conn = conn;
+    this.#dialect = dialect;
+    this.#sql = sql;
+    this.#table = table;
+  }
+
+  get tracking(): TrackingDialect {
+    return this.#sql;
+  }
+
+  /** True when the given table exists (read-only; used by `--dry-run` and display commands). */
+  async tableExists(table: string): Promise<boolean> {
+    const result = await this.#conn.query(this.#sql.tableExists(this.#dialect.quote, table));
+    return result.rows.length > 0;
+  }
+
+  /** Create a table when missing, tolerating a concurrent creator (16 processes may race here). */
+  async ensureTable(table: string, statements: string[]): Promise<void> {
+    for (const statement of statements) {
+      try {
+        await this.#conn.query(statement);
+      } catch (error) {
+        if (!this.#sql.isAlreadyExists(error) || !(await this.tableExists(table))) throw error;
+      }
+    }
+  }
+
+  /** Ensure the migrations table, then the lock table (spec: migrate rule 1). */
+  async ensureTables(): Promise<void> {
+    const q = this.#dialect.quote;
+    await this.ensureTable(this.#table, this.#sql.createMigrationsTable(q, this.#table));
+    await this.ensureTable(LOCK_TABLE, this.#sql.createLockTable(q, LOCK_TABLE));
+  }
+
+  /** Every live record, versioned by version then repeatables by filename. */
+  async records(): Promise<MigrationRecord[]> {
+    const q = this.#dialect.quote;
+    const columns = 'filename, version, checksum, type, description, applied_at, execution_ms, applied_by';
+    const sql =
+      this.#sql.writeMode === 'append'
+        ? // FINAL keeps the highest seq per filename; the filter stays outside so it never runs before the merge.
+          `SELECT ${columns} FROM (SELECT ${columns}, deleted FROM ${q.ident(this.#table)} FINAL) WHERE deleted = 0`
+        : `SELECT ${columns} FROM ${q.ident(this.#table)}`;
+    const { rows } = await this.#conn.query(sql);
+    return rows.map((row) => this.#toRecord(row)).sort(compareRecords);
+  }
+
+  /** Record a migration (first application). */
+  async insert(record: MigrationRecord): Promise<void> {
+    if (this.#sql.writeMode === 'append') return this.#append(record, false);
+    const q = this.#dialect.quote;
+    await this.#conn.query(
+      `INSERT INTO ${q.ident(this.#table)} (filename, version, checksum, type, description, applied_at, execution_ms, applied_by) VALUES (${[
+        q.literal(record.filename),
+        q.literal(record.version),
+        q.literal(record.checksum),
+        q.literal(record.type),
+        q.literal(record.description),
+        this.#sql.timestamp(q, new Date(record.appliedAt)),
+        q.literal(Math.round(record.executionMs)),
+        q.literal(record.appliedBy),
+      ].join(', ')})`,
+    );
+  }
+
+  /** Update the row of a re-applied repeatable migration. */
+  async update(record: MigrationRecord): Promise<void> {
+    if (this.#sql.writeMode === 'append') return this.#append(record, false);
+    const q = this.#dialect.quote;
+    await this.#conn.query(
+      `UPDATE ${q.ident(this.#table)} SET checksum = ${q.literal(record.checksum)}, description = ${q.literal(record.description)}, applied_at = ${this.#sql.timestamp(q, new Date(record.appliedAt))}, execution_ms = ${q.literal(Math.round(record.executionMs))}, applied_by = ${q.literal(record.appliedBy)} WHERE filename = ${q.literal(record.filename)}`,
+    );
+  }
+
+  /** Remove a record (rollback, downgrade). */
+  async remove(record: MigrationRecord): Promise<void> {
+    if (this.#sql.writeMode === 'append') return this.#append(record, true);
+    const q = this.#dialect.quote;
+    await this.#conn.query(`DELETE FROM ${q.ident(this.#table)} WHERE filename = ${q.literal(record.filename)}`);
+  }
+
+  /** Strictly increasing per process: microseconds of wall clock, bumped when two calls share one. */
+  nextSeq(): bigint {
+    const now = BigInt(Date.now()) * 1000n;
+    this.#lastSeq = now > this.#lastSeq ? now : this.#lastSeq + 1n;
+    return this.#lastSeq;
+  }
+
+  async #append(record: MigrationRecord, deleted: boolean): Promise<void> {
+    const q = this.#dialect.quote;
+    await this.#conn.query(
+      `INSERT INTO ${q.ident(this.#table)} (filename, version, checksum, type, description, applied_at, execution_ms, applied_by, seq, deleted) VALUES (${[
+        q.literal(record.filename),
+        q.literal(record.version),
+        q.literal(record.checksum),
+        q.literal(record.type),
+        q.literal(record.description),
+        this.#sql.timestamp(q, new Date(record.appliedAt)),
+        q.literal(Math.max(0, Math.round(record.executionMs))),
+        q.literal(record.appliedBy),
+        q.literal(this.nextSeq()),
+        q.literal(deleted ? 1 : 0),
+      ].join(', ')})`,
+    );
+  }
+
+  #toRecord(row: Row): MigrationRecord {
+    const type = String(row.type) as MigrationKind;
+    if (!KINDS.includes(type)) {
+      throw new MtoolError(
+        'MTOOL_DATABASE',
+        `${this.#table}: row ${String(row.filename)} has unknown type ${JSON.stringify(row.type)}; the tracking table was edited by hand`,
+        { database: this.#conn.databaseName },
+      );
+    }
+    return {
+      filename: String(row.filename),
+      version: row.version === null || row.version === undefined || row.version === '' ? null : String(row.version),
+      checksum: String(row.checksum).trim(),
+      type,
+      description: String(row.description ?? ''),
+      appliedAt: toIsoUtc(row.applied_at),
+      executionMs: Number(row.execution_ms ?? 0),
+      appliedBy: String(row.applied_by ?? ''),
+    };
+  }
+}
+
+function compareRecords(a: MigrationRecord, b: MigrationRecord): number {
+  if (a.version !== null && b.version !== null) return a.version.length - b.version.length || (a.version < b.version ? -1 : a.version > b.version ? 1 : 0);
+  if (a.version !== null) return -1;
+  if (b.version !== null) return 1;
+  return a.filename < b.filename ? -1 : a.filename > b.filename ? 1 : 0;
+}
+
+const SQL_TIMESTAMP = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(\.\d+)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/;
+
+/**
+ * A timestamp as drivers return it (Date, `2026-01-02 03:04:05.123`, `...+00`, ISO text) as ISO 8601
+ * UTC with milliseconds. Values without a zone are UTC: mtool writes UTC everywhere.
+ */
+export function toIsoUtc(value: unknown): string {
+  if (value instanceof Date) return value.toISOString();
+  const text = String(value ?? '').trim();
+  const m = SQL_TIMESTAMP.exec(text);
+  if (m) {
+    const fraction = (m[3] ?? '.000').slice(0, 4).padEnd(4, '0');
+    let zone = m[4] ?? 'Z';
+    if (/^[+-]\d{2}$/.test(zone)) zone += ':00';
+    else if (/^[+-]\d{4}$/.test(zone)) zone = `${zone.slice(0, 3)}:${zone.slice(3)}`;
+    const date = new Date(`${m[1]}T${m[2]}${fraction}${zone}`);
+    if (!Number.isNaN(date.getTime())) return date.toISOString();
+  }
+  const date = new Date(text);
+  return Number.isNaN(date.getTime()) ? text : date.toISOString();
+}

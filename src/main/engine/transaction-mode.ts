@@ -1,0 +1,58 @@
+import type { Capabilities, ServerVersion } from '../../dialects/types.js';
+import type { MigrationFile, SqlStatement } from '../../parser/migration-file.js';
+
+/** Why a migration file runs outside a transaction, or undefined when it runs inside one. */
+export interface NoTransactionReason {
+  /** The directive or the statement that forced it. */
+  reason: string;
+  /** The statement that cannot run in a transaction (absent for the directive). */
+  statement?: SqlStatement;
+}
+
+interface Rule {
+  pattern: RegExp;
+  what: string;
+  applies(caps: Capabilities): boolean;
+}
+
+// Statements PostgreSQL (and SQLite, for VACUUM) refuse inside a transaction block.
+const RULES: readonly Rule[] = [
+  { pattern: /^CREATE\s+(?:UNIQUE\s+)?INDEX\s+CONCURRENTLY\b/i, what: 'CREATE INDEX CONCURRENTLY', applies: (c) => c.concurrentIndexes },
+  { pattern: /^DROP\s+INDEX\s+CONCURRENTLY\b/i, what: 'DROP INDEX CONCURRENTLY', applies: (c) => c.concurrentIndexes },
+  { pattern: /^REINDEX\b[^;]*?\bCONCURRENTLY\b/i, what: 'REINDEX ... CONCURRENTLY', applies: (c) => c.concurrentIndexes },
+  { pattern: /^VACUUM\b/i, what: 'VACUUM', applies: () => true },
+  { pattern: /^(?:CREATE|DROP)\s+DATABASE\b/i, what: 'CREATE/DROP DATABASE', applies: () => true },
+  { pattern: /^ALTER\s+SYSTEM\b/i, what: 'ALTER SYSTEM', applies: () => true },
+];
+
+/** `ALTER TYPE ... ADD VALUE`: refused in a transaction block before PostgreSQL 12. */
+const ALTER_TYPE_ADD_VALUE = /^ALTER\s+TYPE\b[\s\S]*\bADD\s+VALUE\b/i;
+
+/**
+ * Decide whether a file's statements must run outside a transaction: the file's
+ * `-- mtool: no-transaction` directive, or a statement the database refuses inside one.
+ * Only asked where migrations run in transactions with transactional DDL.
+ *
+ * @param serverVersion called only when an `ALTER TYPE ... ADD VALUE` is present.
+ */
+export async function noTransactionReason(
+  file: MigrationFile,
+  statements: readonly SqlStatement[],
+  caps: Capabilities,
+  serverVersion: () => Promise<ServerVersion>,
+): Promise<NoTransactionReason | undefined> {
+  if (file.directives.includes('no-transaction')) return { reason: 'the file declares `-- mtool: no-transaction`' };
+  for (const statement of statements) {
+    const text = statement.text;
+    for (const rule of RULES) {
+      if (rule.applies(caps) && rule.pattern.test(text)) return { reason: `${rule.what} cannot run inside a transaction`, statement };
+    }
+    if (caps.namedEnums && ALTER_TYPE_ADD_VALUE.test(text)) {
+      const version = await serverVersion();
+      if (version.major < 12) {
+        return { reason: `ALTER TYPE ... ADD VALUE cannot run inside a transaction on PostgreSQL ${version.raw} (< 12)`, statement };
+      }
+    }
+  }
+  return undefined;
+}

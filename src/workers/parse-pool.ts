@@ -1,0 +1,52 @@
+import { availableParallelism } from 'node:os';
+import type { Piscina as PiscinaPool } from 'piscina';
+import { MtoolError, type ErrorCode, ERROR_CODES } from '../errors.js';
+import type { MigrationFile } from '../parser/migration-file.js';
+import type { ParseTask, ParseTaskResult } from './parse-task.js';
+
+/**
+ * The worker pool for large migration folders. Imported only by `loadMigrations` once a folder
+ * crosses the threshold, so small runs never load piscina or start a thread. The pool is created
+ * for one call and destroyed after it: a command parses its folders once.
+ */
+
+/** Files per task: large enough that messaging costs little, small enough to spread over threads. */
+const BATCH = 250;
+
+/** Parse the given files of one folder in worker threads; same order and result as the main-thread path. */
+export async function parseInPool(input: ParseTask): Promise<MigrationFile[]> {
+  const { Piscina } = await import('piscina');
+  const threads = Math.max(1, Math.min(availableParallelism(), 8));
+  const pool: PiscinaPool = new Piscina({
+    filename: new URL('./parse-worker.js', import.meta.url).href,
+    minThreads: threads,
+    maxThreads: threads,
+    idleTimeout: 1000,
+  });
+  try {
+    const size = Math.max(1, Math.min(BATCH, Math.ceil(input.filenames.length / threads)));
+    const tasks: Promise<ParseTaskResult>[] = [];
+    for (let start = 0; start < input.filenames.length; start += size) {
+      const task: ParseTask = {
+        dir: input.dir,
+        database: input.database,
+        dialect: input.dialect,
+        filenames: input.filenames.slice(start, start + size),
+        ...(input.contents ? { contents: input.contents.slice(start, start + size) } : {}),
+      };
+      tasks.push(pool.run(task) as Promise<ParseTaskResult>);
+    }
+    const results = await Promise.all(tasks);
+    const files: MigrationFile[] = [];
+    for (const result of results) {
+      if (!result.ok) {
+        const code = (result.error.code in ERROR_CODES ? result.error.code : 'MTOOL_INTERNAL') as ErrorCode;
+        throw new MtoolError(code, result.error.message, { database: result.error.database });
+      }
+      files.push(...result.files);
+    }
+    return files;
+  } finally {
+    await pool.destroy();
+  }
+}

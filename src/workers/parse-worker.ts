@@ -1,0 +1,25 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isMtoolError } from '../errors.js';
+import { parseMigrationFile, type MigrationFile } from '../parser/migration-file.js';
+import type { ParseTask, ParseTaskResult } from './parse-task.js';
+
+/**
+ * Worker entry of the piscina pool: read, hash and split one batch of migration files.
+ * Errors come back as data so their `code` survives the thread boundary.
+ */
+export default async function parseBatch(task: ParseTask): Promise<ParseTaskResult> {
+  try {
+    const files: MigrationFile[] = [];
+    for (let i = 0; i < task.filenames.length; i++) {
+      const filename = task.filenames[i];
+      const path = join(task.dir, filename);
+      const content = task.contents ? Buffer.from(task.contents[i]) : await readFile(path);
+      files.push(parseMigrationFile({ filename, path, content, database: task.database, dialect: task.dialect }));
+    }
+    return { ok: true, files };
+  } catch (error) {
+    if (isMtoolError(error)) return { ok: false, error: { code: error.code, message: error.message, database: error.database } };
+    return { ok: false, error: { code: 'MTOOL_INTERNAL', message: error instanceof Error ? (error.stack ?? error.message) : String(error), database: task.database } };
+  }
+}
