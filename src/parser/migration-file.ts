@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { SplitDialect } from '../dialects/types.js';
 import { MtoolError } from '../errors.js';
 import { classifyMigrationName, type MigrationKind } from './migration-name.js';
-import { splitStatements } from './split-statements.js';
+import { type SqlStatement, splitStatements } from './split-statements.js';
 
 /**
  * Parse one migration file: name class, `-- upgrade` / `-- rollback` sections, `-- mtool: <word>`
@@ -12,8 +12,8 @@ import { splitStatements } from './split-statements.js';
 
 export type { MigrationKind } from './migration-name.js';
 
-/** One statement with its absolute position in the file (from the splitter). */
-export type SqlStatement = ReturnType<typeof splitStatements>[number];
+/** Statements carry positions in the file: line and column, and UTF-8 byte offsets from the file start. */
+export type { SqlStatement } from './split-statements.js';
 
 /** Directives a file may carry as `-- mtool: <word>`; anything else is an error. */
 export const MIGRATION_DIRECTIVES = {
@@ -75,21 +75,28 @@ export function parseMigrationFile(input: MigrationFileInput): MigrationFile {
   const fail = (line: number, message: string): MtoolError =>
     new MtoolError('MTOOL_MIGRATION_FILE', `${path}:${line}: ${message}`, { database });
 
-  const text = (typeof input.content === 'string' ? input.content : input.content.toString('utf8')).replace(/^\uFEFF/, '');
-  const lines = text.split(/\r?\n/);
-  const sections = new Map<Section, { markerLine: number; body: string[] }>();
+  const raw = typeof input.content === 'string' ? input.content : input.content.toString('utf8');
+  const bom = raw.startsWith('\uFEFF') ? 1 : 0;
+  const text = raw.slice(bom);
+  const lines = text.split('\n');
+  // Character index where each line starts, to cut sections out of the original text (CRLF kept).
+  const lineStarts: number[] = [];
+  lines.reduce((start, line) => (lineStarts.push(start), start + line.length + 1), 0);
+  const sections = new Map<Section, { markerLine: number; endLine: number }>();
   const directives: MigrationDirective[] = [];
-  let current: { markerLine: number; body: string[] } | undefined;
+  let current: { markerLine: number; endLine: number } | undefined;
   let blockComment = false;
 
-  lines.forEach((line, index) => {
+  lines.forEach((rawLine, index) => {
+    const line = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine;
     const lineNo = index + 1;
     const marker = blockComment ? null : SECTION_MARKER.exec(line);
     if (marker) {
       const section = marker[1].toLowerCase() as Section;
       const earlier = sections.get(section);
       if (earlier) throw fail(lineNo, `second '-- ${section}' section (the first is at line ${earlier.markerLine}); a file has one of each`);
-      current = { markerLine: lineNo, body: [] };
+      if (current) current.endLine = lineNo - 1;
+      current = { markerLine: lineNo, endLine: lines.length };
       sections.set(section, current);
       return;
     }
@@ -102,10 +109,7 @@ export function parseMigrationFile(input: MigrationFileInput): MigrationFile {
       }
       if (!directives.includes(word as MigrationDirective)) directives.push(word as MigrationDirective);
     }
-    if (current) {
-      current.body.push(line);
-      return;
-    }
+    if (current) return;
     // Before the first section only comments and blank lines may appear.
     const trimmed = line.trim();
     if (blockComment) {
@@ -124,8 +128,20 @@ export function parseMigrationFile(input: MigrationFileInput): MigrationFile {
   if (!upgradeSection) {
     throw fail(1, `no '-- upgrade' section; a migration file starts its SQL with a line '-- upgrade' (and may add '-- rollback')`);
   }
-  const split = (section: { markerLine: number; body: string[] }): SqlStatement[] =>
-    splitStatements(section.body.join('\n'), { dialect, file: path, startLine: section.markerLine + 1 });
+  const bomBytes = bom ? 3 : 0;
+  const split = (section: { markerLine: number; endLine: number }): SqlStatement[] => {
+    // Line numbers are 1-based, so the body starts at index markerLine of lineStarts.
+    const start = lineStarts[section.markerLine] ?? text.length;
+    const end = section.endLine < lines.length ? lineStarts[section.endLine] : text.length;
+    const body = text.slice(start, end);
+    const base = bomBytes + Buffer.byteLength(text.slice(0, start), 'utf8');
+    // Offsets from the splitter count from the section start: make them count from the file start.
+    return splitStatements(body, { dialect, file: path, startLine: section.markerLine + 1 }).map((st) => ({
+      ...st,
+      offset: st.offset + base,
+      endOffset: st.endOffset + base,
+    }));
+  };
 
   const upgrade = split(upgradeSection);
   const rollbackSection = sections.get('rollback');

@@ -1,0 +1,153 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readMigrationDirectory } from '../../src/main/migrations/read-directory.js';
+import { parseMigrationFile } from '../../src/parser/migration-file.js';
+
+function parse(content: string | Buffer, filename = 'app__0001_init.sql') {
+  return parseMigrationFile({ filename, path: `migrations/app/${filename}`, content, database: 'app', dialect: 'postgresql' });
+}
+
+function errorOf(fn: () => unknown): Error & { code?: string; exitCode?: number } {
+  try {
+    fn();
+  } catch (error) {
+    return error as Error & { code?: string };
+  }
+  throw new Error('expected an error');
+}
+
+describe('parseMigrationFile', () => {
+  it('splits the upgrade and rollback sections with absolute line numbers and file byte offsets', () => {
+    const content = '-- header comment\n-- upgrade\nCREATE TABLE t (id int);\nINSERT INTO t VALUES (1);\n\n-- rollback\nDROP TABLE t;\n';
+    const file = parse(content);
+    expect(file).toMatchObject({ kind: 'versioned', version: '0001', description: 'init', irreversible: false, directives: [] });
+    expect(file.upgrade.map((s) => [s.text, s.line])).toEqual([
+      ['CREATE TABLE t (id int)', 3],
+      ['INSERT INTO t VALUES (1)', 4],
+    ]);
+    expect(file.rollback?.map((s) => [s.text, s.line])).toEqual([['DROP TABLE t', 7]]);
+    const bytes = Buffer.from(content);
+    for (const st of [...file.upgrade, ...file.rollback!]) expect(bytes.subarray(st.offset, st.endOffset).toString()).toBe(st.text);
+  });
+
+  it('computes the SHA-256 of the file bytes', () => {
+    const content = Buffer.from('-- upgrade\nSELECT 1;\n');
+    expect(parse(content).checksum).toBe(createHash('sha256').update(content).digest('hex'));
+    expect(parse(content).checksum).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('keeps offsets right with CRLF line ends, a BOM and multi-byte text', () => {
+    const content = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("-- upgrade\r\nSELECT 'é';\r\n-- rollback\r\nSELECT 2;\r\n")]);
+    const file = parse(content);
+    expect(file.upgrade[0]).toMatchObject({ text: "SELECT 'é'", line: 2 });
+    expect(file.rollback![0]).toMatchObject({ text: 'SELECT 2', line: 4 });
+    for (const st of [...file.upgrade, ...file.rollback!]) expect(content.subarray(st.offset, st.endOffset).toString()).toBe(st.text);
+  });
+
+  it('gives rollback undefined without a rollback section and [] for an empty one', () => {
+    expect(parse('-- upgrade\nSELECT 1;\n').rollback).toBeUndefined();
+    expect(parse('-- upgrade\nSELECT 1;\n-- rollback\n').rollback).toEqual([]);
+  });
+
+  it('reads the irreversible and no-transaction directives', () => {
+    const file = parse('-- mtool: irreversible\n-- mtool: no-transaction\n-- upgrade\nDROP TABLE t;\n-- rollback\n-- nothing to do\n');
+    expect(file.irreversible).toBe(true);
+    expect(file.directives).toEqual(['irreversible', 'no-transaction']);
+  });
+
+  it('classifies repeatable files', () => {
+    expect(parse('-- upgrade\nSELECT 1;', 'RA__refresh.sql')).toMatchObject({ kind: 'repeatable_always', description: 'refresh' });
+    expect(parse('-- upgrade\nSELECT 1;', 'ROC__views.sql')).not.toHaveProperty('version');
+  });
+
+  it('rejects a file without an upgrade section, naming file and line 1', () => {
+    const error = errorOf(() => parse('-- just a comment\n'));
+    expect(error).toMatchObject({ code: 'MTOOL_MIGRATION_FILE', exitCode: 2 });
+    expect(error.message).toMatch(/^migrations\/app\/app__0001_init\.sql:1: no '-- upgrade' section/);
+  });
+
+  it('rejects a second upgrade section, naming both lines', () => {
+    const error = errorOf(() => parse('-- upgrade\nSELECT 1;\n-- upgrade\nSELECT 2;\n'));
+    expect(error.message).toMatch(/app__0001_init\.sql:3: second '-- upgrade' section \(the first is at line 1\)/);
+  });
+
+  it('rejects a second rollback section', () => {
+    const error = errorOf(() => parse('-- upgrade\nSELECT 1;\n-- rollback\nSELECT 2;\n-- rollback\nSELECT 3;\n'));
+    expect(error.message).toMatch(/app__0001_init\.sql:5: second '-- rollback' section \(the first is at line 3\)/);
+  });
+
+  it('rejects SQL before the first section', () => {
+    const error = errorOf(() => parse('/* a\n   block */\nSELECT 0;\n-- upgrade\nSELECT 1;\n'));
+    expect(error.message).toMatch(/app__0001_init\.sql:3: SQL before the '-- upgrade' section/);
+  });
+
+  it('rejects an unknown directive with its line and the known ones', () => {
+    const error = errorOf(() => parse('-- upgrade\nSELECT 1;\n-- mtool: no-transactoin\n'));
+    expect(error.message).toMatch(/app__0001_init\.sql:3: unknown directive '-- mtool: no-transactoin'; known directives: irreversible, no-transaction/);
+  });
+
+  it('rejects rollback statements in a file marked irreversible', () => {
+    const error = errorOf(() => parse('-- mtool: irreversible\n-- upgrade\nDROP TABLE t;\n-- rollback\nCREATE TABLE t (id int);\n'));
+    expect(error.message).toMatch(/app__0001_init\.sql:5: .*irreversible/);
+  });
+
+  it('passes splitter errors through with file and line', () => {
+    const error = errorOf(() => parse("-- upgrade\nSELECT 1;\nSELECT 'open;\n"));
+    expect(error).toMatchObject({ code: 'MTOOL_SQL_SYNTAX' });
+    expect(error.message).toMatch(/app__0001_init\.sql:3:/);
+  });
+
+  it('rejects a bad file name', () => {
+    expect(() => parse('-- upgrade\nSELECT 1;', 'app__1_init.sql')).toThrow(/app__1_init\.sql: version '1' must be exactly four digits/);
+  });
+});
+
+describe('readMigrationDirectory', () => {
+  let dir: string | undefined;
+  afterEach(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  async function folder(files: Record<string, string>): Promise<string> {
+    dir = await mkdtemp(join(tmpdir(), 'mtool-migrations-'));
+    const path = join(dir, 'app');
+    await mkdir(path);
+    for (const [name, content] of Object.entries(files)) await writeFile(join(path, name), content);
+    return path;
+  }
+
+  it('returns an empty list for a missing folder', async () => {
+    expect(await readMigrationDirectory(join(tmpdir(), 'mtool-does-not-exist-xyz'), { database: 'app', dialect: 'sqlite' })).toEqual([]);
+  });
+
+  it('sorts versioned files by version, then repeatables by name, skipping companions', async () => {
+    const path = await folder({
+      'ROC__b.sql': '-- upgrade\nSELECT 1;',
+      'RA__a.sql': '-- upgrade\nSELECT 1;',
+      'app__0002_second.sql': '-- upgrade\nSELECT 2;',
+      'V__0001_first.sql': '-- upgrade\nSELECT 1;',
+      'app__0002_second.plan.json': '{}',
+      'app__0002_second.rollback.sql': 'not parsed',
+      'notes.txt': 'ignored',
+    });
+    const files = await readMigrationDirectory(path, { database: 'app', dialect: 'sqlite' });
+    expect(files.map((f) => f.filename)).toEqual(['V__0001_first.sql', 'app__0002_second.sql', 'RA__a.sql', 'ROC__b.sql']);
+    expect(files[1].path).toBe(join(path, 'app__0002_second.sql'));
+  });
+
+  it('rejects two files with one version, naming both', async () => {
+    const path = await folder({ 'app__0001_a.sql': '-- upgrade\n', 'V__0001_b.sql': '-- upgrade\n' });
+    await expect(readMigrationDirectory(path, { database: 'app', dialect: 'sqlite' })).rejects.toThrow(
+      /version 0001 is used by two files, (app__0001_a\.sql and V__0001_b\.sql|V__0001_b\.sql and app__0001_a\.sql)/,
+    );
+  });
+
+  it('rejects a stray .sql file', async () => {
+    const path = await folder({ 'app__0001_a.sql': '-- upgrade\n', 'schema.sql': 'SELECT 1;' });
+    await expect(readMigrationDirectory(path, { database: 'app', dialect: 'sqlite' })).rejects.toThrow(/schema\.sql: not a migration file name/);
+  });
+});
