@@ -6,14 +6,17 @@ import type { SourcePosition } from '../errors.js';
  *
  * Lines end at `\n`, `\r\n` or a lone `\r`. Columns count UTF-16 code units from 1.
  * Byte offsets count UTF-8 bytes as `Buffer.from(text)` would encode the text (a lone
- * surrogate becomes U+FFFD, 3 bytes).
+ * surrogate becomes U+FFFD, 3 bytes). A leading byte order mark takes no column (editors
+ * do not show it) but keeps its 3 bytes.
  */
 export class PositionTracker {
   readonly #sql: string;
   readonly #firstLine: number;
+  /** Where line 1's columns start counting: after a byte order mark, if there is one. */
+  readonly #firstLineStart: number;
   #pos = 0;
   #line: number;
-  #lineStart = 0;
+  #lineStart: number;
   /** UTF-8 bytes minus UTF-16 code units before #pos. */
   #extra = 0;
 
@@ -21,6 +24,8 @@ export class PositionTracker {
     this.#sql = sql;
     this.#firstLine = firstLine;
     this.#line = firstLine;
+    this.#firstLineStart = sql.charCodeAt(0) === 0xfeff ? 1 : 0;
+    this.#lineStart = this.#firstLineStart;
   }
 
   get line(): number {
@@ -40,7 +45,7 @@ export class PositionTracker {
     if (to < this.#pos) {
       this.#pos = 0;
       this.#line = this.#firstLine;
-      this.#lineStart = 0;
+      this.#lineStart = this.#firstLineStart;
       this.#extra = 0;
     }
     const sql = this.#sql;

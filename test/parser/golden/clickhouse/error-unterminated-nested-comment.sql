@@ -1,0 +1,3 @@
+SELECT 1;
+/* outer /* inner */
+SELECT 2;

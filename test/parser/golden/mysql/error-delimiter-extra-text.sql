@@ -1,0 +1,2 @@
+DELIMITER $$ extra
+SELECT 1$$

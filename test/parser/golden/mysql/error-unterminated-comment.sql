@@ -1,0 +1,3 @@
+SELECT 1;
+/* a /* b */ c */ SELECT 2;
+/* open

@@ -1,0 +1,2 @@
+SELECT 1;
+  /*!40101 SET NAMES utf8 ;

@@ -1,0 +1,5 @@
+SELECT 1;
+-- comment;
+SELECT
+  2;
+SELECT 3

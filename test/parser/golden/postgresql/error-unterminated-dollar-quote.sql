@@ -1,0 +1,4 @@
+SELECT 1;
+CREATE FUNCTION f() RETURNS int AS $fn$
+  SELECT 1;
+$$ LANGUAGE sql;

@@ -1,0 +1,3 @@
+SELECT 1;
+SELECT /* a /* b */ 2;
+/* open;
