@@ -6,11 +6,25 @@ import { newCommand } from './new.js';
 import { seedCommand } from './seed.js';
 import { settingsShowCommand } from './settings-show.js';
 import { versionCommand } from './version.js';
+import { migrateCommand } from './migrate.js';
+import { rollbackCommand } from './rollback.js';
+import { downgradeCommand } from './downgrade.js';
+import { statusCommand } from './status.js';
+import { historyCommand } from './history.js';
+import { lockStatusCommand } from './lock-status.js';
+import { unlockCommand } from './unlock.js';
 
 /** Every core command, in the order `mtool --help` lists them. Add one line per new command. */
 export const COMMANDS: readonly CommandDescriptor[] = [
   initCommand,
   newCommand,
+  migrateCommand,
+  rollbackCommand,
+  downgradeCommand,
+  statusCommand,
+  historyCommand,
+  lockStatusCommand,
+  unlockCommand,
   settingsShowCommand,
   databaseListCommand,
   configCommand,

@@ -1,0 +1,216 @@
+import { formatTable } from '../output.js';
+import { formatMs } from './executor.js';
+import { describeHolder, formatDuration } from './migration-lock.js';
+import { errorMessage, summaryLine, type DatabaseRun } from './run-many.js';
+import type { HistoryResult, LockStatusResult, MigrationRecord, RunResult, StatusResult, UnlockResult } from './types.js';
+
+/**
+ * Text and JSON views of engine results. JSON keeps the spec's snake_case field names (the
+ * status fields match the web integration's status response).
+ */
+
+const label = (run: DatabaseRun<unknown>): string => `${run.entry.name} (${run.entry.type})`;
+
+function failureLines(run: DatabaseRun<unknown>): string | undefined {
+  if (run.status === 'skipped') return `${label(run)}: skipped: optional database unreachable (skipIfMissing): ${run.reason}`;
+  if (run.status === 'failed') return `${label(run)}: FAILED: ${errorMessage(run.error)}`;
+  return undefined;
+}
+
+function withSummary(runs: readonly DatabaseRun<unknown>[], blocks: string[], all: boolean): string {
+  return all ? [...blocks, summaryLine(runs)].join('\n\n') : blocks.join('\n\n');
+}
+
+const ACTION_WORD: Record<string, string> = {
+  applied: 'applied',
+  baselined: 'baselined',
+  rolled_back: 'rolled back',
+  would_apply: 'would apply',
+  would_roll_back: 'would roll back',
+};
+
+/** Text of migrate / rollback / downgrade results, one block per database. */
+export function runText(runs: readonly DatabaseRun<RunResult>[], all: boolean): string {
+  const blocks = runs.map((run) => {
+    if (run.status !== 'ok') return failureLines(run) as string;
+    const r = run.value;
+    const at = r.currentVersion === null ? 'no versioned migration applied' : `at version ${r.currentVersion}`;
+    if (r.dryRunSql) {
+      const head = `-- ${label(run)}: dry run, ${r.outcomes.length} migration${r.outcomes.length === 1 ? '' : 's'} ${r.outcomes.some((o) => o.action === 'baselined') ? 'would be baselined' : 'would be applied'}; nothing was written (${at})`;
+      const sql = r.dryRunSql.map((f) => [`-- ${f.filename}`, ...f.statements.map((s) => `${s};`)].join('\n'));
+      return [head, ...sql].join('\n\n');
+    }
+    const verb = r.command === 'migrate' ? 'applied' : 'rolled back';
+    if (r.outcomes.length === 0) return `${label(run)}: nothing to ${r.command === 'migrate' ? 'apply' : 'roll back'}, ${at}`;
+    const head = `${label(run)}: ${verb} ${r.outcomes.length} migration${r.outcomes.length === 1 ? '' : 's'} in ${formatMs(r.durationMs)}, now ${at}`;
+    const rows = r.outcomes.map(
+      (o) =>
+        `  ${ACTION_WORD[o.action].padEnd(11)} ${(o.version ?? '-').padEnd(5)} ${o.filename}${o.action === 'baselined' ? '' : `  ${formatMs(o.durationMs)}`}${o.outsideTransaction ? '  (outside a transaction)' : ''}`,
+    );
+    return [head, ...rows].join('\n');
+  });
+  return withSummary(runs, blocks, all);
+}
+
+/** JSON of migrate / rollback / downgrade results. */
+export function runJson(runs: readonly DatabaseRun<RunResult>[]): unknown {
+  const databases: Record<string, unknown> = {};
+  for (const run of runs) {
+    const base = { status: run.status, database_type: run.entry.type };
+    if (run.status === 'ok') {
+      const r = run.value;
+      databases[run.entry.name] = {
+        ...base,
+        command: r.command,
+        current_version: r.currentVersion,
+        duration_ms: round(r.durationMs),
+        migrations: r.outcomes.map((o) => ({
+          filename: o.filename,
+          version: o.version,
+          type: o.type,
+          action: o.action,
+          duration_ms: round(o.durationMs),
+          outside_transaction: o.outsideTransaction ?? false,
+        })),
+        ...(r.dryRunSql ? { dry_run: true, sql: r.dryRunSql } : {}),
+        error: null,
+      };
+    } else {
+      databases[run.entry.name] = { ...base, error: run.status === 'skipped' ? run.reason : errorMessage(run.error) };
+    }
+  }
+  return { databases, summary: counts(runs) };
+}
+
+/** Text of `status`. */
+export function statusText(runs: readonly DatabaseRun<StatusResult>[], all: boolean): string {
+  const blocks = runs.map((run) => {
+    if (run.status !== 'ok') return failureLines(run) as string;
+    const s = run.value;
+    const head =
+      `${label(run)}: ${s.appliedMigrations} applied, ${s.pendingMigrations} pending, ` +
+      `${s.currentVersion === null ? 'no version applied' : `at version ${s.currentVersion}`}` +
+      `${s.lockActive ? ' (migration lock ACTIVE: see `mtool lock-status`)' : ''}`;
+    if (s.entries.length === 0) return `${head}\n  no migration files in migrations/${s.database}/`;
+    const table = formatTable(
+      s.entries.map((e) => ({ state: e.state, version: e.version ?? '-', type: e.type, filename: e.filename, applied_at: e.appliedAt ?? '' })),
+      ['state', 'version', 'type', 'filename', 'applied_at'],
+      ['STATE', 'VERSION', 'TYPE', 'FILE', 'APPLIED AT'],
+    );
+    return `${head}\n${indent(table)}`;
+  });
+  return withSummary(runs, blocks, all);
+}
+
+/** JSON of `status`: per database the web status fields plus every migration. */
+export function statusJson(runs: readonly DatabaseRun<StatusResult>[]): unknown {
+  const databases: Record<string, unknown> = {};
+  for (const run of runs) {
+    if (run.status === 'ok') {
+      const s = run.value;
+      databases[run.entry.name] = {
+        status: 'ok',
+        connected: true,
+        database_type: s.databaseType,
+        current_version: s.currentVersion,
+        pending_migrations: s.pendingMigrations,
+        applied_migrations: s.appliedMigrations,
+        lock_active: s.lockActive,
+        error: null,
+        migrations: s.entries.map((e) => ({ filename: e.filename, version: e.version, type: e.type, state: e.state, applied_at: e.appliedAt, checksum: e.checksum })),
+      };
+    } else {
+      databases[run.entry.name] = {
+        status: run.status,
+        connected: false,
+        database_type: run.entry.type,
+        error: run.status === 'skipped' ? run.reason : errorMessage(run.error),
+      };
+    }
+  }
+  return { databases, summary: counts(runs) };
+}
+
+const recordJson = (r: MigrationRecord) => ({
+  filename: r.filename,
+  version: r.version,
+  type: r.type,
+  description: r.description,
+  checksum: r.checksum,
+  applied_at: r.appliedAt,
+  execution_ms: r.executionMs,
+  applied_by: r.appliedBy,
+});
+
+/** Text of `history`. */
+export function historyText(runs: readonly DatabaseRun<HistoryResult>[], all: boolean): string {
+  const blocks = runs.map((run) => {
+    if (run.status !== 'ok') return failureLines(run) as string;
+    const h = run.value;
+    if (h.records.length === 0) return `${label(run)}: no migration applied yet`;
+    const table = formatTable(
+      h.records.map((r) => ({ applied_at: r.appliedAt, version: r.version ?? '-', filename: r.filename, checksum: r.checksum.slice(0, 12), ms: `${r.executionMs} ms`, by: r.appliedBy })),
+      ['applied_at', 'version', 'filename', 'checksum', 'ms', 'by'],
+      ['APPLIED AT', 'VERSION', 'FILE', 'CHECKSUM', 'TIME', 'APPLIED BY'],
+    );
+    return `${label(run)}: ${h.records.length} applied migration${h.records.length === 1 ? '' : 's'}, oldest first\n${indent(table)}`;
+  });
+  return withSummary(runs, blocks, all);
+}
+
+export function historyJson(runs: readonly DatabaseRun<HistoryResult>[]): unknown {
+  const databases: Record<string, unknown> = {};
+  for (const run of runs) {
+    databases[run.entry.name] =
+      run.status === 'ok'
+        ? { status: 'ok', database_type: run.entry.type, migrations: run.value.records.map(recordJson), error: null }
+        : { status: run.status, database_type: run.entry.type, error: run.status === 'skipped' ? run.reason : errorMessage(run.error) };
+  }
+  return { databases, summary: counts(runs) };
+}
+
+/** Text of `lock-status`: the spec's exact first line, then who holds it and a warning. */
+export function lockStatusText(r: LockStatusResult): string {
+  if (!r.active || !r.holder) return 'Migration lock: INACTIVE';
+  return [
+    'Migration lock: ACTIVE',
+    `Held by ${describeHolder(r.holder)}; held for ${formatDuration(r.heldForMs ?? 0)}.`,
+    `Warning: another mtool process may be running a migration on '${r.database}'. If none is (for example it was killed), release the lock with \`mtool unlock --database ${r.database}\`.`,
+  ].join('\n');
+}
+
+export function lockStatusJson(r: LockStatusResult): unknown {
+  return {
+    database: r.database,
+    database_type: r.databaseType,
+    lock_active: r.active,
+    holder: r.holder ? { host: r.holder.host, pid: r.holder.pid, command: r.holder.command, locked_at: r.holder.lockedAt } : null,
+    held_for_ms: r.heldForMs,
+  };
+}
+
+export function unlockText(r: UnlockResult): string {
+  return r.released
+    ? `Migration lock on '${r.database}' released (it was held by ${describeHolder(r.released)}).`
+    : `Migration lock on '${r.database}' was not held; nothing to release.`;
+}
+
+export function unlockJson(r: UnlockResult): unknown {
+  return {
+    database: r.database,
+    database_type: r.databaseType,
+    released: r.released !== null,
+    holder: r.released ? { host: r.released.host, pid: r.released.pid, command: r.released.command, locked_at: r.released.lockedAt } : null,
+  };
+}
+
+function counts(runs: readonly DatabaseRun<unknown>[]): { ok: number; skipped: number; failed: number } {
+  return {
+    ok: runs.filter((r) => r.status === 'ok').length,
+    skipped: runs.filter((r) => r.status === 'skipped').length,
+    failed: runs.filter((r) => r.status === 'failed').length,
+  };
+}
+
+const round = (ms: number): number => Math.round(ms * 100) / 100;
+const indent = (text: string): string => text.replace(/^/gm, '  ');

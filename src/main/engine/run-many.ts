@@ -1,0 +1,84 @@
+import { isMtoolError } from '../../errors.js';
+import type { DatabaseEntry } from '../config/types.js';
+import type { Logger } from '../log.js';
+
+/** At most this many databases are worked on at once under `--all`. */
+export const DATABASE_CONCURRENCY = 4;
+
+/** What happened on one database of a (possibly multi-database) run. */
+export type DatabaseRun<T> =
+  | { entry: DatabaseEntry; status: 'ok'; value: T }
+  | { entry: DatabaseEntry; status: 'skipped'; reason: string }
+  | { entry: DatabaseEntry; status: 'failed'; error: unknown };
+
+export interface RunManyOptions {
+  /** `--all`: failures are collected per database instead of thrown. */
+  all: boolean;
+  /** Global `--disable-skip`: unreachable `skipIfMissing` databases fail like any other. */
+  disableSkip: boolean;
+  log: Logger;
+  concurrency?: number;
+}
+
+/**
+ * Run `fn` on each database with bounded parallelism. One database failing neither stops nor
+ * touches the others (each has its own connection, lock and transactions). An unreachable
+ * database marked `skipIfMissing` is skipped under `--all` unless `--disable-skip`.
+ *
+ * Without `--all` (one database) the error is thrown as is, so the CLI shows it with its own
+ * exit code.
+ */
+export async function runOnDatabases<T>(entries: readonly DatabaseEntry[], options: RunManyOptions, fn: (entry: DatabaseEntry) => Promise<T>): Promise<DatabaseRun<T>[]> {
+  if (!options.all) {
+    const out: DatabaseRun<T>[] = [];
+    for (const entry of entries) out.push({ entry, status: 'ok', value: await fn(entry) });
+    return out;
+  }
+  const results: DatabaseRun<T>[] = new Array(entries.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < entries.length) {
+      const index = next++;
+      const entry = entries[index];
+      try {
+        results[index] = { entry, status: 'ok', value: await fn(entry) };
+      } catch (error) {
+        const log = options.log.child({ db_name: entry.name, db_type: entry.type });
+        if (entry.skipIfMissing && !options.disableSkip && isMtoolError(error) && error.code === 'MTOOL_CONNECTION') {
+          log.warn(`skipped: optional database is unreachable (skipIfMissing; --disable-skip makes this an error): ${error.message}`);
+          results[index] = { entry, status: 'skipped', reason: error.message };
+        } else {
+          log.error(error instanceof Error ? error.message : String(error), { code: isMtoolError(error) ? error.code : undefined });
+          results[index] = { entry, status: 'failed', error };
+        }
+      }
+    }
+  };
+  const width = Math.max(1, Math.min(options.concurrency ?? DATABASE_CONCURRENCY, entries.length));
+  await Promise.all(Array.from({ length: width }, worker));
+  return results;
+}
+
+/** Exit code of a multi-database run: 1 if any failed, else 3 if any was skipped, else 0. */
+export function exitCodeOf(runs: readonly DatabaseRun<unknown>[]): number {
+  if (runs.some((r) => r.status === 'failed')) return 1;
+  if (runs.some((r) => r.status === 'skipped')) return 3;
+  return 0;
+}
+
+/** `3 databases: 2 ok, 1 skipped (analytics), 0 failed`. */
+export function summaryLine(runs: readonly DatabaseRun<unknown>[]): string {
+  const names = (status: DatabaseRun<unknown>['status']) => runs.filter((r) => r.status === status).map((r) => r.entry.name);
+  const skipped = names('skipped');
+  const failed = names('failed');
+  return (
+    `${runs.length} database${runs.length === 1 ? '' : 's'}: ${names('ok').length} ok, ` +
+    `${skipped.length} skipped${skipped.length ? ` (${skipped.join(', ')})` : ''}, ` +
+    `${failed.length} failed${failed.length ? ` (${failed.join(', ')})` : ''}`
+  );
+}
+
+/** Message of a failure for output (errors are already scrubbed by the dialects). */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
