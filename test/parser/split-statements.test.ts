@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { MtoolError, SqlSyntaxError } from '../../src/errors.js';
+import { splitStatements, type SplitDialect } from '../../src/parser/split-statements.js';
+
+describe('splitStatements options and errors', () => {
+  it('counts lines from startLine, for sections split separately', () => {
+    const got = splitStatements('\n\nSELECT 1;\nSELECT 2', { dialect: 'postgresql', startLine: 40 });
+    expect(got.map((s) => [s.line, s.column])).toEqual([[42, 1], [43, 1]]);
+  });
+
+  it('puts the file, line and column of the construct start in the message and the position', () => {
+    let err: unknown;
+    try {
+      splitStatements("SELECT 1;\n  SELECT 'é\n;", { dialect: 'postgresql', file: 'migrations/app/app__0001_init.sql', startLine: 10 });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(SqlSyntaxError);
+    const e = err as SqlSyntaxError;
+    expect(e.code).toBe('MTOOL_SQL_SYNTAX');
+    expect(e.message).toBe("migrations/app/app__0001_init.sql:11:10: unterminated string literal: add the closing '");
+    expect(e.position).toEqual({ line: 11, column: 10, offset: 19 });
+    expect(e.file).toBe('migrations/app/app__0001_init.sql');
+  });
+
+  it('rejects an unknown dialect and a bad startLine as internal errors', () => {
+    expect(() => splitStatements('SELECT 1', { dialect: 'oracle' as SplitDialect })).toThrow(/unknown dialect "oracle"/);
+    expect(() => splitStatements('SELECT 1', { dialect: 'toString' as SplitDialect })).toThrow(MtoolError);
+    expect(() => splitStatements('SELECT 1', { dialect: 'sqlite', startLine: 0 })).toThrow(/startLine/);
+  });
+
+  it('reads the same text by each dialect\'s rules', () => {
+    const sql = "SELECT 'a\\'; SELECT 2; # x;\nSELECT 3";
+    // Standard strings: the backslash is a character, so the string ends at \' and `#` is an operator.
+    expect(splitStatements(sql, { dialect: 'postgresql' }).map((s) => s.text)).toEqual(["SELECT 'a\\'", 'SELECT 2', '# x', 'SELECT 3']);
+    // Backslash escapes: the string runs on to the next quote... which never comes.
+    expect(() => splitStatements(sql, { dialect: 'mysql' })).toThrow(SqlSyntaxError);
+    expect(splitStatements("SELECT 'a\\';'; # x;\nSELECT 3", { dialect: 'mysql' }).map((s) => s.text)).toEqual(["SELECT 'a\\';'", 'SELECT 3']);
+  });
+
+  it('ends a word at a custom delimiter made of word characters (END$$)', () => {
+    const sql = 'DELIMITER $$\nCREATE PROCEDURE p() BEGIN SELECT 1; END$$\nDELIMITER ;\nSELECT a$b;';
+    expect(splitStatements(sql, { dialect: 'mysql' }).map((s) => s.text)).toEqual(['CREATE PROCEDURE p() BEGIN SELECT 1; END', 'SELECT a$b']);
+  });
+
+  it('heals a misread IF inside a CASE expression at the next END', () => {
+    const sql = "CREATE PROCEDURE p() BEGIN SELECT CASE WHEN a THEN IF(b, 1, 2) ELSE 3 END; SELECT 4; END; SELECT 5;";
+    expect(splitStatements(sql, { dialect: 'mysql' }).map((s) => s.text)).toEqual([
+      'CREATE PROCEDURE p() BEGIN SELECT CASE WHEN a THEN IF(b, 1, 2) ELSE 3 END; SELECT 4; END',
+      'SELECT 5',
+    ]);
+  });
+
+  it('treats $1 as a parameter, not the start of a dollar quote', () => {
+    expect(splitStatements('SELECT $1; SELECT $2::int;', { dialect: 'postgresql' }).map((s) => s.text)).toEqual(['SELECT $1', 'SELECT $2::int']);
+  });
+});

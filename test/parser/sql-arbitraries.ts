@@ -1,0 +1,127 @@
+/**
+ * fast-check generators of SQL statements built from pieces whose lexical form is known per
+ * dialect: identifiers, strings holding `;` and quotes, E'' strings, dollar quotes with random
+ * tags, quoted identifiers, line and (nested) block comments. A statement starts and ends with a
+ * token, so its source text is exactly what the splitter must give back.
+ */
+import fc from 'fast-check';
+import type { SplitDialect } from '../../src/parser/split-statements.js';
+
+/** Words the block trackers react to, kept out of generated identifiers. */
+const KEYWORDS = new Set([
+  'begin', 'end', 'case', 'atomic', 'if', 'loop', 'while', 'repeat', 'create', 'alter', 'delimiter', 'e', 'not',
+  'then', 'else', 'do', 'trigger', 'procedure', 'function', 'event', 'temp', 'temporary',
+]);
+
+/** Characters that make quoting and comments interesting. */
+const TRICKY = [';', "'", '"', '`', '\\', '$', '$$', '--', '#', '/*', '*/', '\n', '\r\n', '[', ']', 'é', '😀', ' ', 'a', 'Z', '1'];
+
+const content = (exclude: string[] = []) =>
+  fc.array(fc.constantFrom(...TRICKY.filter((t) => !exclude.some((x) => t.includes(x)))), { maxLength: 8 }).map((a) => a.join(''));
+
+const identifier = (withDollar: boolean) =>
+  fc.stringMatching(withDollar ? /^[a-z_][a-z0-9_$]{0,8}$/ : /^[a-z_][a-z0-9_]{0,8}$/).filter((w) => !KEYWORDS.has(w));
+
+const punctuation = fc.constantFrom('(', ')', ',', '=', '+', '*', '.', '<>', '42', '3.14', '::', '[1]');
+
+/** `'...'` with the dialect's escapes. */
+function singleQuoted(backslash: boolean) {
+  return fc.tuple(content(), fc.boolean()).map(([s, doubled]) => {
+    const body = backslash ? s.replaceAll('\\', '\\\\').replaceAll("'", doubled ? "''" : "\\'") : s.replaceAll("'", "''");
+    return `'${body}'`;
+  });
+}
+
+/** A run quoted by `q` where the quote is doubled (and, if asked, backslashes are escaped). */
+function quotedRun(q: string, backslash: boolean) {
+  return content().map((s) => {
+    let body = backslash ? s.replaceAll('\\', '\\\\') : s;
+    body = body.replaceAll(q, q + q);
+    return `${q}${body}${q}`;
+  });
+}
+
+const eString = fc.tuple(content(), fc.boolean(), fc.constantFrom('E', 'e')).map(([s, doubled, e]) =>
+  `${e}'${s.replaceAll('\\', '\\\\').replaceAll("'", doubled ? "''" : "\\'")}'`);
+
+const dollarQuoted = fc
+  .tuple(fc.stringMatching(/^([a-z_][a-z0-9_]{0,5})?$/), content())
+  .map(([tag, body]) => ({ tag: `$${tag}$`, body }))
+  // The body must not contain the closing tag (nor end in a way that forms it early).
+  .filter(({ tag, body }) => (body + tag).indexOf(tag) === body.length)
+  .map(({ tag, body }) => `${tag}${body}${tag}`);
+
+const commentText = content(['/', '*', '\n', '\r']);
+
+/** `/* ... *\/`, nested up to `depth` levels where the dialect nests them. */
+function blockComment(nested: boolean): fc.Arbitrary<string> {
+  if (!nested) return commentText.filter((t) => !t.startsWith('!') && !t.startsWith('M!')).map((t) => `/* ${t} */`);
+  const { tree } = fc.letrec<{ tree: string }>((tie) => ({
+    tree: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      commentText.map((t) => `/* ${t} */`),
+      fc.tuple(commentText, tie('tree'), commentText).map(([a, inner, b]) => `/* ${a}${inner}${b} */`),
+    ),
+  }));
+  return tree;
+}
+
+function lineComment(prefixes: string[]) {
+  return fc.tuple(fc.constantFrom(...prefixes), content(['\n', '\r'])).map(([p, t]) => `${p}${t}\n`);
+}
+
+interface Pieces {
+  tokens: fc.Arbitrary<string>[];
+  comments: fc.Arbitrary<string>[];
+}
+
+function piecesFor(dialect: SplitDialect): Pieces {
+  switch (dialect) {
+    case 'postgresql':
+      return {
+        tokens: [identifier(true), punctuation, singleQuoted(false), eString, dollarQuoted, quotedRun('"', false), fc.constantFrom('$1', '$23')],
+        comments: [blockComment(true), lineComment(['--', '-- '])],
+      };
+    case 'mysql':
+      return {
+        tokens: [identifier(false), punctuation, singleQuoted(true), quotedRun('"', true), quotedRun('`', false)],
+        comments: [blockComment(false), lineComment(['-- ', '#', '# '])],
+      };
+    case 'sqlite':
+      return {
+        tokens: [identifier(true), punctuation, singleQuoted(false), quotedRun('"', false), quotedRun('`', false),
+          content([']', '\n']).map((s) => `[${s}]`)],
+        comments: [blockComment(false), lineComment(['--', '-- '])],
+      };
+    case 'clickhouse':
+      return {
+        tokens: [identifier(false), punctuation, singleQuoted(true), quotedRun('"', true), quotedRun('`', true)],
+        comments: [blockComment(true), lineComment(['--', '# ', '#!'])],
+      };
+  }
+}
+
+const separator = fc.constantFrom(' ', '\n', '\t', '  ', '\r\n', ' \n ');
+
+/** One statement: a token, then tokens and comments, then a token (when there is more than one piece). */
+export function statement(dialect: SplitDialect): fc.Arbitrary<string> {
+  const { tokens, comments } = piecesFor(dialect);
+  const token = fc.oneof(...tokens);
+  const piece = fc.oneof({ weight: 3, arbitrary: token }, { weight: 1, arbitrary: fc.oneof(...comments) });
+  return fc
+    .tuple(token, fc.array(fc.tuple(separator, piece), { maxLength: 6 }), fc.option(fc.tuple(separator, token), { nil: undefined }))
+    .map(([first, middle, last]) => {
+      let s = first;
+      for (const [sep, p] of middle) s += sep + p;
+      // A trailing comment would not be part of the text: close with a token.
+      if (last !== undefined) s += last[0] + last[1];
+      else if (middle.length > 0) s += ` x`;
+      return s;
+    });
+}
+
+/** Whitespace and comments that may sit between statements without being part of any. */
+export function gap(dialect: SplitDialect): fc.Arbitrary<string> {
+  const { comments } = piecesFor(dialect);
+  return fc.array(fc.oneof(separator, ...comments), { maxLength: 3 }).map((a) => a.join(''));
+}
