@@ -64,4 +64,6 @@ export interface LoadedConfig {
   databases: DatabaseEntry[];
   /** `--dev` was applied. */
   dev: boolean;
+  /** Rule 7: defaults that stood in for missing backend or schema values (also logged at WARNING). */
+  warnings?: string[];
 }

@@ -1,0 +1,241 @@
+/**
+ * Import a user's TypeScript or JavaScript module (configuration file, model file) without a
+ * build step: esbuild bundles it to one ESM file, which is then imported.
+ *
+ * Two sandbox modes (spec: Configuration loading rule 3):
+ * - `isolated`: the only imports allowed are `mtool` and `mtool/...`. Relative files, node
+ *   builtins, packages, `require(...)` and computed `import(...)` are refused with a
+ *   MtoolConfigError naming the import and the file. `MTOOL_DISABLE_SANDBOX=1` lifts this.
+ * - `in-package`: relative imports are bundled, packages stay external and resolve from the
+ *   project, because the bundle is written under `<root>/.mtool/cache/` (and removed after the
+ *   import). `.mtool/` is mtool's folder already; the cache file lives only during the import.
+ *
+ * In both modes `mtool` and `mtool/<sub>` are rewritten to this installation's own modules
+ * (from its package.json `exports`), so a project needs no `node_modules/mtool`; and the entry
+ * file and every bundled file must really lie inside the root (realpath check: no `../`
+ * traversal, no symlink leading out).
+ *
+ * Known limits: `import.meta.url`, `__dirname` in bundled code point at the temporary bundle;
+ * tsconfig `paths` aliases are treated as packages (external).
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, realpath, rm, rmdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { MtoolConfigError, isMtoolError } from '../../errors.js';
+
+export type SandboxMode = 'isolated' | 'in-package';
+
+export interface ImportModuleOptions {
+  /** Project root: the entry file and every bundled file must lie inside it. */
+  root: string;
+  sandbox: SandboxMode;
+  /** Environment consulted for `MTOOL_DISABLE_SANDBOX` (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** This installation's own modules: specifier (`mtool`, `mtool/schema`) → file URL. */
+let ownModulesCache: Map<string, string> | undefined;
+
+/**
+ * Map `mtool` and `mtool/<sub>` to this installation's files, from package.json `exports`.
+ * Running from `dist/` they are the `.js` files; running from `src/` (tests) the `.ts` files.
+ */
+export function ownModules(): Map<string, string> {
+  if (ownModulesCache) return ownModulesCache;
+  const here = fileURLToPath(import.meta.url);
+  const base = dirname(dirname(dirname(here))); // <pkg>/src or <pkg>/dist
+  const pkgRoot = dirname(base);
+  const fromSource = here.endsWith('.ts');
+  const pkg = JSON.parse(readFileSync(join(pkgRoot, 'package.json'), 'utf8')) as { name: string; exports?: Record<string, unknown> };
+  const map = new Map<string, string>();
+  for (const [key, target] of Object.entries(pkg.exports ?? {})) {
+    const file = typeof target === 'string' ? target : (target as { default?: unknown }).default;
+    if (typeof file !== 'string' || !file.endsWith('.js')) continue;
+    let path = resolve(pkgRoot, file);
+    if (fromSource) path = resolve(base, relative(join(pkgRoot, 'dist'), path)).replace(/\.js$/, '.ts');
+    map.set(key === '.' ? pkg.name : `${pkg.name}/${key.replace(/^\.\//, '')}`, pathToFileURL(path).href);
+  }
+  map.set('#errors', pathToFileURL(join(base, fromSource ? 'errors.ts' : 'errors.js')).href);
+  ownModulesCache = map;
+  return map;
+}
+
+function inside(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
+}
+
+function shown(root: string, path: string): string {
+  const rel = relative(root, path);
+  return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? path : rel;
+}
+
+const SANDBOX_HINT = "An isolated configuration file may only import 'mtool' and 'mtool/...'. Move other code into a module named by MTOOL_CONFIG_MODULE (imported normally), or set MTOOL_DISABLE_SANDBOX=1 while debugging.";
+
+/**
+ * Bundle and import one module under the given sandbox. Never connects to anything; the user's
+ * module code runs once per call (each call imports a fresh bundle).
+ * @returns the module's namespace (its exports).
+ * @throws MtoolConfigError for a file outside the root, a refused import, a compile error, or an
+ *   exception thrown while the module ran (wrapped, with the original as `cause`).
+ * @example const ns = await importModule('/p/mtool.config.ts', { root: '/p', sandbox: 'isolated' });
+ */
+export async function importModule(file: string, opts: ImportModuleOptions): Promise<Record<string, unknown>> {
+  const env = opts.env ?? process.env;
+  const realRoot = await realpath(opts.root).catch(() => {
+    throw new MtoolConfigError(`Project root ${opts.root} does not exist`);
+  });
+  const requested = resolve(opts.root, file);
+  if (!inside(resolve(opts.root), requested)) throw new MtoolConfigError(`Refusing to load ${file}: it lies outside the project root ${opts.root}`);
+  const entry = await realpath(requested).catch(() => {
+    throw new MtoolConfigError(`Module ${shown(opts.root, requested)} does not exist`);
+  });
+  if (!inside(realRoot, entry)) {
+    throw new MtoolConfigError(`Refusing to load ${shown(opts.root, requested)}: it is a symlink leading outside the project root (to ${entry})`);
+  }
+  const isolated = opts.sandbox === 'isolated' && env.MTOOL_DISABLE_SANDBOX !== '1';
+  const entryShown = shown(realRoot, entry);
+  const own = ownModules();
+  let violation: MtoolConfigError | undefined;
+
+  const { build } = await import('esbuild');
+  const plugin = {
+    name: 'mtool-sandbox',
+    setup(b: import('esbuild').PluginBuild) {
+      b.onResolve({ filter: /.*/ }, async (args) => {
+        if ((args.pluginData as { mtoolInner?: boolean } | undefined)?.mtoolInner || args.kind === 'entry-point') return undefined;
+        const importer = args.importer ? shown(realRoot, args.importer) : entryShown;
+        const verb = args.kind === 'require-call' || args.kind === 'require-resolve' ? 'requires' : 'imports';
+        const ownUrl = own.get(args.path);
+        if (ownUrl && !args.path.startsWith('#')) {
+          if (!existsSync(fileURLToPath(ownUrl))) {
+            violation = new MtoolConfigError(`${importer} imports '${args.path}', but this mtool installation lacks its module (${fileURLToPath(ownUrl)}); reinstall or rebuild mtool`);
+            return { errors: [{ text: violation.message }] };
+          }
+          return { path: ownUrl, external: true };
+        }
+        if (args.path === 'mtool' || args.path.startsWith('mtool/')) {
+          const known = [...own.keys()].filter((k) => !k.startsWith('#'));
+          violation = new MtoolConfigError(`${importer} imports '${args.path}', which mtool does not provide; available: ${known.join(', ')}`);
+          return { errors: [{ text: violation.message }] };
+        }
+        if (isolated) {
+          violation = new MtoolConfigError(`${importer} ${verb} '${args.path}': refused by the configuration sandbox (isolated file ${entryShown}). ${SANDBOX_HINT}`);
+          return { errors: [{ text: violation.message }] };
+        }
+        const isPath = args.path.startsWith('.') || isAbsolute(args.path) || args.path.startsWith('file:');
+        if (!isPath) return { path: args.path, external: true };
+        const target = args.path.startsWith('file:') ? fileURLToPath(args.path) : args.path;
+        const found = await b.resolve(target, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: { mtoolInner: true } });
+        if (found.errors.length > 0) return { errors: found.errors };
+        const real = await realpath(found.path).catch(() => found.path);
+        if (!inside(realRoot, real)) {
+          violation = new MtoolConfigError(`${importer} ${verb} '${args.path}', which resolves outside the project root (to ${real}); refused (path traversal or a symlink leading out)`);
+          return { errors: [{ text: violation.message }] };
+        }
+        return { path: real };
+      });
+    },
+  };
+
+  // Isolated: computed import()/require() become calls to this `require`, which refuses them
+  // (esbuild rewrites dynamic import to require when 'dynamic-import' is unsupported).
+  // In-package: a real `require` for CommonJS packages the bundle calls.
+  const banner = isolated
+    ? `import { MtoolConfigError as __MtoolConfigError } from ${JSON.stringify(own.get('#errors'))};\n` +
+      `const require = (id) => { throw new __MtoolConfigError(${JSON.stringify(`${entryShown} loads `)} + JSON.stringify(String(id)) + ${JSON.stringify(` with a computed import() or require(): refused by the configuration sandbox. ${SANDBOX_HINT}`)}); };`
+    : `import { createRequire as __mtoolCreateRequire } from 'node:module';\nconst require = __mtoolCreateRequire(import.meta.url);`;
+
+  let code: string;
+  try {
+    const result = await build({
+      entryPoints: [entry],
+      absWorkingDir: realRoot,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      write: false,
+      logLevel: 'silent',
+      banner: { js: banner },
+      ...(isolated ? { supported: { 'dynamic-import': false } } : {}),
+      plugins: [plugin],
+    });
+    code = result.outputFiles[0]!.text;
+  } catch (e) {
+    if (violation) throw violation;
+    const first = (e as { errors?: { text: string; location?: { file: string; line: number; column: number } | null }[] }).errors?.[0];
+    const where = first?.location ? ` (${first.location.file}:${first.location.line}:${first.location.column + 1})` : '';
+    throw new MtoolConfigError(`Could not compile ${entryShown}: ${first?.text ?? String(e)}${where}`, { cause: e });
+  }
+
+  const cacheDir = isolated ? await mkdtemp(join(tmpdir(), 'mtool-config-')) : join(realRoot, '.mtool', 'cache');
+  const createdMtoolDir = !isolated && !existsSync(join(realRoot, '.mtool'));
+  const bundle = join(cacheDir, `${basename(entry).replace(/\.[^.]+$/, '')}.${process.pid}.${randomBytes(6).toString('hex')}.mjs`);
+  // A concurrent import may remove the (then empty) cache folder between mkdir and write: retry.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      if (!isolated) await mkdir(cacheDir, { recursive: true });
+      await writeFile(bundle, code, { encoding: 'utf8', flag: 'wx' });
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 5) throw new MtoolConfigError(`Cannot write the compiled module to ${cacheDir}: ${(e as Error).message}`, { cause: e });
+    }
+  }
+  try {
+    return (await import(pathToFileURL(bundle).href)) as Record<string, unknown>;
+  } catch (e) {
+    if (isMtoolError(e)) throw e;
+    const message = e instanceof Error ? e.message : String(e);
+    throw new MtoolConfigError(`Loading ${entryShown} failed: ${message}`, { cause: e });
+  } finally {
+    await rm(bundle, { force: true });
+    if (isolated) await rm(cacheDir, { recursive: true, force: true });
+    else {
+      // Leave no trace in the project: remove the folders if this import created them and they are empty.
+      await rmdir(cacheDir).catch(() => undefined);
+      if (createdMtoolDir) await rmdir(join(realRoot, '.mtool')).catch(() => undefined);
+    }
+  }
+}
+
+/**
+ * Resolve a package specifier (`@acme/db-config`, `pkg/sub`) from the project root the way the
+ * bundler would (conditions `import`, `node`, `default`).
+ * @returns the absolute file, or undefined when it does not resolve.
+ */
+export async function resolveSpecifier(specifier: string, root: string): Promise<string | undefined> {
+  const { build } = await import('esbuild');
+  let found: string | undefined;
+  try {
+    await build({
+      stdin: { contents: `import ${JSON.stringify(specifier)};`, resolveDir: root, loader: 'js' },
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      write: false,
+      logLevel: 'silent',
+      plugins: [
+        {
+          name: 'mtool-resolve-only',
+          setup(b) {
+            b.onResolve({ filter: /.*/ }, async (args) => {
+              if ((args.pluginData as { inner?: boolean } | undefined)?.inner) return undefined;
+              if (args.importer === '<stdin>') {
+                const r = await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: { inner: true } });
+                if (r.errors.length === 0 && !r.external) found = r.path;
+              }
+              return { path: args.path, external: true };
+            });
+          },
+        },
+      ],
+    });
+  } catch {
+    return undefined;
+  }
+  return found;
+}
