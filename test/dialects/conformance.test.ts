@@ -87,12 +87,13 @@ for (const target of TARGETS) {
 
     it('round-trips bytes, bigints, negative and fractional numbers through literal()', async () => {
       const cases: [SqlValue, (v: unknown) => void][] = [
-        [new Uint8Array([0, 1, 39, 92, 255]), (v) => expect(Buffer.from(v as Uint8Array | string, typeof v === 'string' ? 'latin1' : undefined)).toEqual(Buffer.from([0, 1, 39, 92, 255]))],
+        [new Uint8Array([0, 1, 39, 92, 255]), (v) => expect(Buffer.from(v as Uint8Array)).toEqual(Buffer.from([0, 1, 39, 92, 255]))],
         [-12345678901234n, (v) => expect(String(v)).toBe('-12345678901234')],
         [-2.5, (v) => expect(Number(v)).toBe(-2.5)],
       ];
       for (const [value, check] of cases) {
-        if (value instanceof Uint8Array && target.type === 'clickhouse') continue; // String bytes come back as JSON text; covered by hex() below
+        // ClickHouse String bytes come back as JSON text, not bytes: checked through hex() below.
+        if (value instanceof Uint8Array && target.type === 'clickhouse') continue;
         const { rows } = await conn.query(`SELECT ${q.literal(value)} AS v`);
         check(rows[0]!.v);
       }
@@ -121,7 +122,6 @@ for (const target of TARGETS) {
       await conn.begin();
       await conn.query(`INSERT INTO ${table} (id) VALUES (1)`);
       await conn.rollback();
-      expect((await conn.query(`SELECT COUNT(*) AS n FROM ${table}`)).rows[0]!.n).toEqual(expect.anything());
       expect(Number((await conn.query(`SELECT COUNT(*) AS n FROM ${table}`)).rows[0]!.n)).toBe(0);
       await conn.begin();
       await conn.query(`INSERT INTO ${table} (id) VALUES (2)`);

@@ -13,8 +13,8 @@ export interface ClickHouseErrorInfo {
 
 // 18.x: `Code: 62, e.displayText() = DB::Exception: <message>, e.what() = DB::Exception`
 const OLD_FORMAT = /Code:\s*(\d+),\s*e\.displayText\(\)\s*=\s*(?:[\w:]*Exception):\s*([\s\S]*?)(?:,\s*e\.what\(\)\s*=\s*[\w:]+\s*)?$/;
-// current: `Code: 62. DB::Exception: <message>. (SYNTAX_ERROR) (version 24.3.1.1)`
-const NEW_FORMAT = /Code:\s*(\d+)\.\s*(?:[\w:]*Exception):\s*([\s\S]*?)(?:\s*\(([A-Z][A-Z0-9_]{2,})\))?(?:\s*\(version [^)]*\))?\.?\s*$/;
+// current: `Code: 62. DB::Exception: <message>. (SYNTAX_ERROR) (version 24.3.2.23 (official build))`
+const NEW_FORMAT = /Code:\s*(\d+)\.\s*(?:[\w:]*Exception):\s*([\s\S]*?)(?:\s*\(([A-Z][A-Z0-9_]{2,})\))?(?:\s*\(version [^()]*(?:\([^()]*\)[^()]*)*\))?\.?\s*$/;
 
 /**
  * Parse a ClickHouse error text in the old (18.x, `Code: 62, e.displayText() = …`) or the
