@@ -15,7 +15,8 @@ import { readFile, realpath } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { MtoolConfigError, MtoolError } from '../../errors.js';
 import { configRegistry, envSources, isAbstractDatabaseClass, isDatabaseClass, registerDatabaseClass, type RegisteredDatabase } from '../../config-api.js';
-import { logger } from '../log.js';
+import { urlSecrets } from '../../net/mask.js';
+import { logger, registerSecrets } from '../log.js';
 import { importModule, resolveSpecifier, type SandboxMode } from './module-loader.js';
 import { validateDatabases } from './validate.js';
 import type { ConfigSourceKind, DatabaseEntry, LoadedConfig } from './types.js';
@@ -188,6 +189,8 @@ async function load(options: LoadConfigOptions): Promise<LoadedConfig> {
   sources.clear();
   const declared = await collect(source.file, root, source.sandbox, env);
   const { databases, warnings } = await validateDatabases(declared, { root, dev, envSources: new Map(sources), files: [rel(root, source.file)] });
+  // From here on every log line and CLI error hides these credentials, even outside a URL.
+  for (const d of databases) for (const url of [d.configuredUrl, d.urlAsync, d.devUrl]) if (url) registerSecrets(urlSecrets(url));
   for (const w of warnings) logger.child({ db_name: w.database, db_type: w.type }).warn(w.message);
   return { root, source: { kind: source.kind, files: [source.file] }, databases, dev, warnings: warnings.map((w) => w.message) };
 }
