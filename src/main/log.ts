@@ -2,8 +2,8 @@ import { writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import type { Logger as PinoLogger } from 'pino';
-import { maskUrl } from '../net/connection-url.js';
-import { isSecretOptionName, scrubSecrets } from '../net/mask.js';
+// mask.js directly, not connection-url.js: the logger is on the start-up path of every command.
+import { isSecretOptionName, maskUrl, scrubSecrets } from '../net/mask.js';
 
 /**
  * mtool's logger: pino on stderr with the spec's levels (trace 5 … critical 50).

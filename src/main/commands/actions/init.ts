@@ -2,11 +2,9 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MtoolError } from '../../../errors.js';
+import { CONFIG_FILE_NAMES, findProjectRoot } from '../../config/load-config.js';
 import { writeFileAtomic } from '../../fs/atomic-write.js';
 import type { CommandContext, CommandInput, CommandResult } from '../command.js';
-
-/** Config file names mtool looks for at the project root, in order (DESIGN.md section 1). */
-export const CONFIG_FILE_NAMES = ['mtool.config.ts', 'mtool.config.mts', 'mtool.config.js', 'mtool.config.mjs'] as const;
 
 /** The commented scaffold `init` writes: one SQLite database, the embedded default. */
 export function configScaffold(databaseName: string): string {
@@ -59,9 +57,10 @@ export async function init(ctx: CommandContext, input: CommandInput): Promise<Co
   if (requested !== undefined && !/^[A-Za-z0-9_][A-Za-z0-9_-]*$/.test(requested)) {
     throw new MtoolError('MTOOL_USAGE', `--database '${requested}' is not a usable database name: use letters, digits, '_' and '-'`);
   }
-  const existing = CONFIG_FILE_NAMES.find((name) => existsSync(join(ctx.cwd, name)));
+  // The same root the loader uses: a configuration in a parent folder counts as existing.
+  let root = findProjectRoot(ctx.cwd);
+  const existing = CONFIG_FILE_NAMES.find((name) => existsSync(join(root, name)));
   const outcomes: Outcome[] = [];
-  let root = ctx.cwd;
   let database = requested ?? 'default';
 
   if (existing !== undefined || ctx.env.MTOOL_CONFIG_MODULE) {
