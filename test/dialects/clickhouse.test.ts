@@ -19,6 +19,14 @@ describe('clickhouse error formats', () => {
     expect(parseClickHouseError('connect ECONNREFUSED 127.0.0.1:8123')).toBeUndefined();
   });
 
+  it('reads the code and type @clickhouse/client already split off a current server error', () => {
+    // The client turns `Code: 60. DB::Exception: … (UNKNOWN_TABLE)` into this shape itself.
+    const fromClient = Object.assign(new Error("Table default.nope doesn't exist. "), { code: '60', type: 'UNKNOWN_TABLE' });
+    const error = new ClickHouseError('MTOOL_DATABASE', { type: 'clickhouse', databaseName: 'events', secrets: [] }, fromClient);
+    expect(error).toMatchObject({ serverCode: 60, serverType: 'UNKNOWN_TABLE', serverMessage: "Table default.nope doesn't exist" });
+    expect(error.message).toBe("clickhouse (events): Table default.nope doesn't exist");
+  });
+
   it('keeps parentheses inside the message', () => {
     const text = 'Code: 62. DB::Exception: Syntax error: failed at position 7 (line 1, col 7): x. Expected one of: end of query. (SYNTAX_ERROR)';
     expect(parseClickHouseError(text)).toMatchObject({ serverCode: 62, serverType: 'SYNTAX_ERROR', message: 'Syntax error: failed at position 7 (line 1, col 7): x. Expected one of: end of query' });

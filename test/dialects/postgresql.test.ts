@@ -78,6 +78,22 @@ describe.skipIf(!pg.reachable)('postgresql connection options', () => {
     }
   });
 
+  it('closes sessions released beyond pool_size (max_overflow) and keeps pool_size of them', async () => {
+    const url = withOptions(db.url, 'pool_size=1&max_overflow=2&application_name=mtool-overflow');
+    const sessions = await Promise.all([connectTo('postgresql', url), connectTo('postgresql', url), connectTo('postgresql', url)]);
+    const observer = await connectTo('postgresql', db.url);
+    const count = async () => Number((await observer.query("SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'mtool-overflow'")).rows[0]!.n);
+    try {
+      expect(await count()).toBe(3);
+      for (const s of sessions) await s.close();
+      // The backend exits asynchronously after the client disconnects.
+      for (let i = 0; i < 50 && (await count()) > 1; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(await count()).toBe(1);
+    } finally {
+      await observer.close();
+    }
+  });
+
   it('fails sslmode=require clearly against a server without SSL', async () => {
     const error = await connectTo('postgresql', withOptions(db.url, 'sslmode=require'), { databaseName: 'app' }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'MTOOL_CONNECTION', database: 'app' });
