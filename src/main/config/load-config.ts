@@ -83,15 +83,20 @@ async function scanCandidates(root: string): Promise<string[]> {
     absolute: true,
   });
   const realRoot = await realpath(root);
-  const out: string[] = [];
-  for (const file of files.sort()) {
-    const real = await realpath(file).catch(() => undefined);
-    // Symlinks leading outside the root are neither imported nor scanned (rule 4).
-    if (real === undefined || !(real === realRoot || real.startsWith(realRoot + sep))) continue;
-    const text = await readFile(real, 'utf8').catch(() => '');
-    if (SCAN_RE.test(text)) out.push(resolve(file));
-  }
-  return out;
+  const hits = new Array<boolean>(files.length).fill(false);
+  // Bounded parallel reads: big trees have thousands of source files.
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < files.length; i = next++) {
+      const real = await realpath(files[i]!).catch(() => undefined);
+      // Symlinks leading outside the root are neither imported nor scanned (rule 4).
+      if (real === undefined || !(real === realRoot || real.startsWith(realRoot + sep))) continue;
+      const text = await readFile(real, 'utf8').catch(() => '');
+      hits[i] = SCAN_RE.test(text);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(32, files.length) }, worker));
+  return files.filter((_, i) => hits[i]).map((f) => resolve(f)).sort();
 }
 
 function scanSandbox(root: string, file: string): SandboxMode {
