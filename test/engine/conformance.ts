@@ -1,0 +1,263 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getDialect } from '../../src/dialects/index.js';
+import type { Connection } from '../../src/dialects/types.js';
+import { MigrationLock } from '../../src/main/engine/migration-lock.js';
+import { loadTrackingDialect } from '../../src/main/engine/tracking-dialect.js';
+import { TrackingStore } from '../../src/main/engine/tracking-store.js';
+import { connectTo } from '../support/databases.js';
+import { TestProject, explain, migration } from './support/project.js';
+import { provision, rowCount, tableExistsAt, targetReachable, type EngineTarget, type ProvisionedDatabase } from './support/targets.js';
+
+/**
+ * The engine's conformance suite: the same scenarios, end to end through the built `mtool`
+ * binary in a temporary project, against one target. Each `conformance-<target>.test.ts` file
+ * calls it once, so targets run in parallel.
+ */
+export async function conformanceSuite(target: EngineTarget): Promise<void> {
+  const reachable = await targetReachable(target);
+  const transactional = getDialect(target.type).capabilities.transactionalDdl;
+
+  describe.skipIf(!reachable)(`migration engine on ${target.id}`, () => {
+    let db: ProvisionedDatabase;
+    let project: TestProject;
+    const files: Record<string, string> = {};
+
+    beforeAll(async () => {
+      db = await provision(target);
+      project = await TestProject.create([{ name: 'app', type: target.type, url: db.url }]);
+      files['app__0001_init.sql'] = migration(
+        [target.createTable('t1'), target.createTable('ra_log'), target.createTable('roc_log'), "INSERT INTO t1 (id, name) VALUES (1, 'a;b')"],
+        ['DROP TABLE roc_log', 'DROP TABLE ra_log', 'DROP TABLE t1'],
+      );
+      files['app__0002_second.sql'] = migration([target.createTable('t2')], ['DROP TABLE t2']);
+      files['app__0003_third.sql'] = migration([target.createTable('t3')], ['DROP TABLE t3']);
+      files['RA__always.sql'] = migration([target.insertNext('ra_log', 'ra')]);
+      files['ROC__on_change.sql'] = `-- v1\n${migration([target.insertNext('roc_log', 'roc')])}`;
+      for (const [name, content] of Object.entries(files)) await project.write(name, content);
+    });
+    afterAll(async () => {
+      await project?.dispose();
+      await db?.drop();
+    });
+
+    it('applies versioned migrations in order, then repeatables, and records each', async () => {
+      const result = await project.run(['migrate']);
+      expect(result.code, explain(result)).toBe(0);
+      expect(result.stdout).toMatch(/applied 5 migrations/);
+      const order = ['app__0001_init.sql', 'app__0002_second.sql', 'app__0003_third.sql', 'RA__always.sql', 'ROC__on_change.sql'];
+      const positions = order.map((f) => result.stdout.indexOf(f));
+      expect(positions.every((p, i) => p >= 0 && (i === 0 || p > positions[i - 1])), result.stdout).toBe(true);
+      expect(result.stderr).toMatch(/lock acquired in [\d.]+ (ms|s)/);
+      expect(await rowCount(target, db.url, 't1')).toBe(1);
+      expect(await rowCount(target, db.url, 'ra_log')).toBe(1);
+      expect(await tableExistsAt(target, db.url, 't3')).toBe(true);
+    });
+
+    it('status and history report what is applied, with checksums and who applied it', async () => {
+      const { result, data } = await project.json(['status']);
+      expect(result.code, explain(result)).toBe(0);
+      const app = data.databases.app;
+      expect(app).toMatchObject({ status: 'ok', connected: true, current_version: '0003', applied_migrations: 5, pending_migrations: 0, lock_active: false, error: null });
+      expect(app.migrations.map((m: { state: string }) => m.state)).toEqual(['applied', 'applied', 'applied', 'applied', 'applied']);
+
+      const history = await project.json(['history']);
+      expect(history.result.code, explain(history.result)).toBe(0);
+      const records = history.data.databases.app.migrations;
+      expect(records.map((r: { filename: string }) => r.filename).slice(0, 3)).toEqual(['app__0001_init.sql', 'app__0002_second.sql', 'app__0003_third.sql']);
+      const first = records[0];
+      expect(first.version).toBe('0001');
+      expect(first.type).toBe('versioned');
+      expect(first.checksum).toBe(await sha(files['app__0001_init.sql']));
+      expect(first.applied_by).toMatch(/.+@.+/);
+      expect(Date.parse(first.applied_at)).toBeGreaterThan(Date.now() - 10 * 60_000);
+      expect(records.find((r: { filename: string }) => r.filename === 'RA__always.sql')).toMatchObject({ version: null, type: 'repeatable_always' });
+    });
+
+    it('reruns RA__ files on every migrate and ROC__ files only when their checksum changed', async () => {
+      let result = await project.run(['migrate']);
+      expect(result.code, explain(result)).toBe(0);
+      expect(await rowCount(target, db.url, 'ra_log')).toBe(2);
+      expect(await rowCount(target, db.url, 'roc_log')).toBe(1);
+
+      const changed = files['ROC__on_change.sql'].replace('-- v1', '-- v2');
+      await project.write('ROC__on_change.sql', changed);
+      const status = await project.json(['status']);
+      expect(status.data.databases.app.migrations.find((m: { filename: string }) => m.filename === 'ROC__on_change.sql').state).toBe('changed');
+      result = await project.run(['migrate']);
+      expect(result.code, explain(result)).toBe(0);
+      expect(await rowCount(target, db.url, 'roc_log')).toBe(2);
+      expect(await rowCount(target, db.url, 'ra_log')).toBe(3);
+      const history = await project.json(['history']);
+      const roc = history.data.databases.app.migrations.filter((r: { filename: string }) => r.filename === 'ROC__on_change.sql');
+      expect(roc).toHaveLength(1);
+      expect(roc[0].checksum).toBe(await sha(changed));
+      files['ROC__on_change.sql'] = changed;
+    });
+
+    it('blocks migrate and status with a checksum mismatch when an applied file changed', async () => {
+      const original = files['app__0001_init.sql'];
+      const edited = `${original}-- an innocent-looking edit\n`;
+      await project.write('app__0001_init.sql', edited);
+      try {
+        for (const command of ['migrate', 'status']) {
+          const result = await project.run([command]);
+          expect(result.code, explain(result)).toBe(1);
+          expect(result.stderr).toContain('checksum mismatch');
+          expect(result.stderr).toContain('app__0001_init.sql');
+          expect(result.stderr).toContain((await sha(original)).slice(0, 12));
+          expect(result.stderr).toContain((await sha(edited)).slice(0, 12));
+          expect(result.stderr).toContain("'app'");
+          expect(result.stderr).toContain('mtool history');
+        }
+        expect(await rowCount(target, db.url, 'ra_log')).toBe(3);
+      } finally {
+        await project.write('app__0001_init.sql', original);
+      }
+    });
+
+    it('rolls back the newest migration, then reapplies it', async () => {
+      let result = await project.run(['rollback']);
+      expect(result.code, explain(result)).toBe(0);
+      expect(result.stdout).toMatch(/rolled back 1 migration/);
+      expect(result.stdout).toContain('app__0003_third.sql');
+      expect(await tableExistsAt(target, db.url, 't3')).toBe(false);
+      const status = await project.json(['status']);
+      expect(status.data.databases.app).toMatchObject({ current_version: '0002', pending_migrations: 1 });
+      result = await project.run(['migrate']);
+      expect(result.code, explain(result)).toBe(0);
+      expect(await tableExistsAt(target, db.url, 't3')).toBe(true);
+    });
+
+    it('downgrades to an applied version and refuses a version that is not applied', async () => {
+      let result = await project.run(['downgrade', '--to', '0009']);
+      expect(result.code, explain(result)).toBe(1);
+      expect(result.stderr).toMatch(/cannot downgrade to version 0009: it is not applied/);
+
+      result = await project.run(['downgrade', '--to', '0001']);
+      expect(result.code, explain(result)).toBe(0);
+      expect(result.stdout.indexOf('app__0003_third.sql')).toBeLessThan(result.stdout.indexOf('app__0002_second.sql'));
+      expect(await tableExistsAt(target, db.url, 't2')).toBe(false);
+      expect(await tableExistsAt(target, db.url, 't1')).toBe(true);
+      const status = await project.json(['status']);
+      expect(status.data.databases.app).toMatchObject({ current_version: '0001', pending_migrations: 2 });
+      result = await project.run(['migrate']);
+      expect(result.code, explain(result)).toBe(0);
+    });
+
+    it('fails at once with a lock error while the lock is held; lock-status and unlock report and release it', async () => {
+      const holder = await holdLock(target, db.url);
+      try {
+        const started = Date.now();
+        const result = await project.run(['migrate']);
+        expect(result.code, explain(result)).toBe(1);
+        expect(Date.now() - started).toBeLessThan(15_000);
+        expect(result.stderr).toContain('Another migration may be running');
+        expect(result.stderr).toContain('mtool unlock');
+        expect(result.stderr).toContain(`pid ${process.pid}`);
+        expect(result.stderr).toContain("command 'conformance holder'");
+
+        const status = await project.run(['lock-status']);
+        expect(status.code, explain(status)).toBe(0);
+        expect(status.stdout.split('\n')[0]).toBe('Migration lock: ACTIVE');
+        expect(status.stdout).toContain(`pid ${process.pid}`);
+        expect(status.stdout).toMatch(/held for \d+ s/);
+        expect(status.stdout).toMatch(/another mtool process may be running/);
+
+        const unlock = await project.run(['unlock']);
+        expect(unlock.code, explain(unlock)).toBe(0);
+        expect(unlock.stdout).toContain('released');
+        const after = await project.run(['lock-status']);
+        expect(after.stdout.trim()).toBe('Migration lock: INACTIVE');
+        const again = await project.run(['migrate']);
+        expect(again.code, explain(again)).toBe(0);
+      } finally {
+        await holder.close();
+      }
+    });
+
+    it('names the failing statement by file and line and never records a failed migration', async () => {
+      const lines = migration([target.createTable('f1'), 'SELECT * FROM no_such_table_xyz', target.createTable('f2')], ['DROP TABLE f1']);
+      await project.write('app__0004_fails.sql', lines);
+      try {
+        const result = await project.run(['migrate']);
+        expect(result.code, explain(result)).toBe(1);
+        expect(result.stderr).toContain('app__0004_fails.sql:3:');
+        expect(result.stderr).toContain('no_such_table_xyz');
+        if (transactional) {
+          expect(result.stderr).toMatch(/rolled back as a whole/);
+          expect(await tableExistsAt(target, db.url, 'f1')).toBe(false);
+        } else {
+          expect(result.stderr).toMatch(/already ran: line 2: CREATE TABLE f1/);
+          expect(result.stderr).toMatch(/inspect the database manually/);
+          expect(await tableExistsAt(target, db.url, 'f1')).toBe(true);
+        }
+        expect(await tableExistsAt(target, db.url, 'f2')).toBe(false);
+        const status = await project.json(['status']);
+        expect(status.data.databases.app.migrations.find((m: { filename: string }) => m.filename === 'app__0004_fails.sql').state).toBe('pending');
+        expect(status.data.databases.app.lock_active).toBe(false);
+      } finally {
+        await project.remove('app__0004_fails.sql');
+      }
+    });
+
+    describe('on a fresh database', () => {
+      let fresh: ProvisionedDatabase;
+      let other: TestProject;
+      beforeAll(async () => {
+        fresh = await provision(target);
+        other = await TestProject.create([{ name: 'app', type: target.type, url: fresh.url }]);
+        for (const name of ['app__0001_init.sql', 'app__0002_second.sql', 'app__0003_third.sql']) await other.write(name, files[name]);
+      });
+      afterAll(async () => {
+        await other?.dispose();
+        await fresh?.drop();
+      });
+
+      it('--dry-run prints the SQL and writes nothing: no tracking table, no lock, no table', async () => {
+        const result = await other.run(['migrate', '--dry-run']);
+        expect(result.code, explain(result)).toBe(0);
+        expect(result.stdout).toContain('-- app__0001_init.sql');
+        expect(result.stdout).toContain("INSERT INTO t1 (id, name) VALUES (1, 'a;b');");
+        expect(result.stdout).toContain('nothing was written');
+        expect(result.stderr).not.toContain('lock acquired');
+        expect(await tableExistsAt(target, fresh.url, '_mtool_migrations')).toBe(false);
+        expect(await tableExistsAt(target, fresh.url, 'mtool_lock')).toBe(false);
+        expect(await tableExistsAt(target, fresh.url, 't1')).toBe(false);
+      });
+
+      it('--baseline --to-version records migrations as applied without running them', async () => {
+        const refused = await other.run(['migrate', '--baseline']);
+        expect(refused.code, explain(refused)).toBe(2);
+        const result = await other.run(['migrate', '--baseline', '--to-version', '0002']);
+        expect(result.code, explain(result)).toBe(0);
+        expect(result.stdout).toMatch(/baselined\s+0001/);
+        expect(await tableExistsAt(target, fresh.url, 't1')).toBe(false);
+        const status = await other.json(['status']);
+        expect(status.data.databases.app).toMatchObject({ current_version: '0002', applied_migrations: 2, pending_migrations: 1 });
+        const dry = await other.run(['migrate', '--dry-run']);
+        expect(dry.stdout).toContain('-- app__0003_third.sql');
+        expect(dry.stdout).not.toContain('-- app__0001_init.sql');
+        const rest = await other.run(['migrate']);
+        expect(rest.code, explain(rest)).toBe(0);
+        expect(await tableExistsAt(target, fresh.url, 't3')).toBe(true);
+        expect(await tableExistsAt(target, fresh.url, 't1')).toBe(false);
+      });
+    });
+  });
+}
+
+async function sha(text: string): Promise<string> {
+  const { createHash } = await import('node:crypto');
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** Take the migration lock from this test process, the way a running `migrate` holds it. */
+async function holdLock(target: EngineTarget, url: string): Promise<{ close(): Promise<void> }> {
+  const conn: Connection = await connectTo(target.type, url);
+  const dialect = getDialect(target.type);
+  const store = new TrackingStore(conn, dialect, await loadTrackingDialect(target.type), '_mtool_migrations');
+  await store.ensureTables();
+  const lock = new MigrationLock(conn, dialect, store);
+  await lock.acquire('conformance holder');
+  return { close: () => conn.close() };
+}
