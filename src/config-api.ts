@@ -74,8 +74,13 @@ export function envSources(): Map<string, string> {
   return sources;
 }
 
+function isPlain(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && (Array.isArray(value) || Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null);
+}
+
+/** Freeze the copied plain objects and arrays; other objects (a plugin's class instance) belong to the user and stay untouched. */
 function freezeDeep<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+  if (isPlain(value) && !Object.isFrozen(value)) {
     for (const v of Object.values(value)) freezeDeep(v);
     Object.freeze(value);
   }
@@ -84,7 +89,7 @@ function freezeDeep<T>(value: T): T {
 
 function copy(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(copy);
-  if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+  if (isPlain(value)) {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, copy(v)]));
   }
   return value;

@@ -30,6 +30,16 @@ describe('databaseConfig and the class form', () => {
     expect(registry.entries.map((e) => [e.input, e.origin])).toEqual([[{ databaseName: 'app', default: true, databaseType: 'sqlite', databaseUrl: 'sqlite:///a.db', modelPaths: ['m'] }, { kind: 'function' }]]);
   });
 
+  it('freezes the handle's copy but never the objects the user passed in', () => {
+    const settings = new Map([['k', 1]]);
+    const paths = ['m'];
+    const handle = databaseConfig({ databaseName: 'a', databaseType: 'sqlite', databaseUrl: 'sqlite:///a.db', modelPaths: paths, plugins: { x: { settings } } });
+    expect(Object.isFrozen(handle.config.plugins)).toBe(true);
+    expect(Object.isFrozen(paths)).toBe(false);
+    expect(Object.isFrozen(settings)).toBe(false);
+    expect((handle.config.plugins!.x as { settings: unknown }).settings).toBe(settings);
+  });
+
   it('X.handle equals what databaseConfig returns for the same fields, inherited ones included', () => {
     abstract class Base extends MtoolDatabase {
       static override abstract = true;
