@@ -30,7 +30,7 @@ describe('databaseConfig and the class form', () => {
     expect(registry.entries.map((e) => [e.input, e.origin])).toEqual([[{ databaseName: 'app', default: true, databaseType: 'sqlite', databaseUrl: 'sqlite:///a.db', modelPaths: ['m'] }, { kind: 'function' }]]);
   });
 
-  it('freezes the handle's copy but never the objects the user passed in', () => {
+  it('freezes the copy in the handle but never the objects the user passed in', () => {
     const settings = new Map([['k', 1]]);
     const paths = ['m'];
     const handle = databaseConfig({ databaseName: 'a', databaseType: 'sqlite', databaseUrl: 'sqlite:///a.db', modelPaths: paths, plugins: { x: { settings } } });
