@@ -1,0 +1,53 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { modelStatePath, readModelState, schemaChecksum, updateModelState } from '../../src/main/snapshot/index.js';
+import { canonicalJson, col, compileModels, table } from '../../src/schema/index.js';
+
+const users = table('users', { id: col.integer().primaryKey(), email: col.text().notNull() });
+const pg = compileModels([users], { dialect: 'postgresql' });
+const lite = compileModels([users], { dialect: 'sqlite' });
+
+let root: string;
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), 'mtool-state-'));
+});
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+describe('model state file', () => {
+  it('is absent until written', async () => {
+    expect(await readModelState(root)).toBeUndefined();
+  });
+
+  it('stores one entry per database as canonical JSON and keeps other entries on update', async () => {
+    await updateModelState(root, 'app', 'postgresql', pg);
+    await updateModelState(root, 'cache', 'sqlite', lite);
+    const text = await readFile(modelStatePath(root), 'utf8');
+    expect(text).toBe(canonicalJson(JSON.parse(text)));
+    const state = await readModelState(root);
+    expect(state).toEqual({
+      format_version: 1,
+      databases: {
+        app: { database_type: 'postgresql', checksum: schemaChecksum(pg), schema: JSON.parse(JSON.stringify(pg)) },
+        cache: { database_type: 'sqlite', checksum: schemaChecksum(lite), schema: JSON.parse(JSON.stringify(lite)) },
+      },
+    });
+    await updateModelState(root, 'app', 'postgresql', lite);
+    expect((await readModelState(root))!.databases.app!.checksum).toBe(schemaChecksum(lite));
+    expect((await readModelState(root))!.databases.cache!.database_type).toBe('sqlite');
+  });
+
+  it('refuses a hand-edited or broken file and says how to regenerate it', async () => {
+    await updateModelState(root, 'app', 'postgresql', pg);
+    const path = modelStatePath(root);
+    await writeFile(path, (await readFile(path, 'utf8')).replace('"text"', '"varchar"'));
+    await expect(readModelState(root)).rejects.toThrow(/database 'app' does not match its checksum.*export-models/);
+    await writeFile(path, '{ nope');
+    await expect(readModelState(root)).rejects.toMatchObject({ code: 'MTOOL_SNAPSHOT' });
+    await writeFile(path, JSON.stringify({ format_version: 7, databases: {} }));
+    await expect(readModelState(root)).rejects.toThrow(/format_version 1/);
+  });
+});
