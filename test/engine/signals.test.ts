@@ -1,0 +1,135 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MTOOL_BIN } from '../support/cli.js';
+import { TestProject, explain, migration } from './support/project.js';
+import { TARGETS, provision, queryOnce, tableExistsAt, targetReachable, type EngineTarget, type ProvisionedDatabase } from './support/targets.js';
+
+/**
+ * A process killed or stopped in the middle of a long migration: SIGKILL leaves the lock ACTIVE
+ * and no partial migration; SIGTERM releases the lock on the way out.
+ */
+
+interface LongMigration {
+  target: EngineTarget;
+  /** Statements of a migration that runs for several seconds. */
+  long: string[];
+  /** The same migration, quick (used once the test is done interrupting). */
+  quick: string[];
+}
+
+const CASES: LongMigration[] = [
+  {
+    target: TARGETS.find((t) => t.id === 'postgresql')!,
+    long: ['CREATE TABLE partial_t (id integer primary key)', 'SELECT pg_sleep(6)'],
+    quick: ['CREATE TABLE partial_t (id integer primary key)', 'SELECT pg_sleep(0)'],
+  },
+  {
+    target: TARGETS.find((t) => t.id === 'sqlite')!,
+    long: [
+      'CREATE TABLE partial_t (id integer primary key)',
+      'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 12000000) SELECT count(*) FROM c',
+    ],
+    quick: ['CREATE TABLE partial_t (id integer primary key)', 'SELECT 1'],
+  },
+];
+
+function start(project: TestProject, args: string[]): { child: ChildProcess; stderr: () => string; exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }> } {
+  const child = spawn(process.execPath, [MTOOL_BIN, ...args], { cwd: project.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => (err += c));
+  child.stdout!.resume();
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+  return { child, stderr: () => err, exit };
+}
+
+async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+for (const c of CASES) {
+  const reachable = await targetReachable(c.target);
+  describe.skipIf(!reachable)(`interrupting migrate on ${c.target.id}`, () => {
+    let db: ProvisionedDatabase | undefined;
+    let project: TestProject | undefined;
+    afterEach(async () => {
+      await project?.dispose();
+      await db?.drop();
+    });
+
+    async function setUp(): Promise<TestProject> {
+      db = await provision(c.target);
+      project = await TestProject.create([{ name: 'app', type: c.target.type, url: db.url }]);
+      await project.write('app__0001_first.sql', migration(['CREATE TABLE first_t (id integer primary key)'], ['DROP TABLE first_t']));
+      await project.write('app__0002_long.sql', migration(c.long, ['DROP TABLE partial_t']));
+      return project;
+    }
+
+    /** Resolves once the long migration is executing (its first statement has run). */
+    async function inLongMigration(run: ReturnType<typeof start>): Promise<void> {
+      await waitFor('the long migration to start', () => run.stderr().includes('applying app__0002_long.sql'));
+      // The CREATE TABLE runs right after the log line; leave it time to be inside the long statement.
+      await new Promise((r) => setTimeout(r, 700));
+    }
+
+    it('SIGKILL leaves no partial migration and the lock ACTIVE; unlock then migrate finish cleanly', async () => {
+      const p = await setUp();
+      const run = start(p, ['migrate', '--verbose']);
+      await inLongMigration(run);
+      run.child.kill('SIGKILL');
+      const exit = await run.exit;
+      expect(exit.signal).toBe('SIGKILL');
+
+      expect(await tableExistsAt(c.target, db!.url, 'partial_t')).toBe(false);
+      expect(await tableExistsAt(c.target, db!.url, 'first_t')).toBe(true);
+      const history = await p.json(['history']);
+      expect(history.data.databases.app.migrations.map((m: { filename: string }) => m.filename)).toEqual(['app__0001_first.sql']);
+
+      const lock = await p.run(['lock-status']);
+      expect(lock.stdout.split('\n')[0], explain(lock)).toBe('Migration lock: ACTIVE');
+      expect(lock.stdout).toContain(`pid ${run.child.pid}`);
+      const blocked = await p.run(['migrate']);
+      expect(blocked.code, explain(blocked)).toBe(1);
+      expect(blocked.stderr).toContain('mtool unlock');
+
+      const unlock = await p.run(['unlock']);
+      expect(unlock.code, explain(unlock)).toBe(0);
+      await p.write('app__0002_long.sql', migration(c.quick, ['DROP TABLE partial_t']));
+      const again = await p.run(['migrate']);
+      expect(again.code, explain(again)).toBe(0);
+      expect(again.stdout).toMatch(/applied 1 migration/);
+      expect(await tableExistsAt(c.target, db!.url, 'partial_t')).toBe(true);
+      expect((await p.run(['lock-status'])).stdout.trim()).toBe('Migration lock: INACTIVE');
+    }, 90_000);
+
+    it('SIGTERM rolls the open migration back and releases the lock', async () => {
+      const p = await setUp();
+      const run = start(p, ['migrate', '--verbose']);
+      await inLongMigration(run);
+      run.child.kill('SIGTERM');
+      const exit = await run.exit;
+      expect(exit.code, run.stderr()).toBe(143);
+
+      const lock = await p.run(['lock-status']);
+      expect(lock.stdout.trim(), explain(lock)).toBe('Migration lock: INACTIVE');
+      const history = await p.json(['history']);
+      expect(history.data.databases.app.migrations.map((m: { filename: string }) => m.filename)).toEqual(['app__0001_first.sql']);
+      // PostgreSQL discards the transaction once it notices the client is gone (after the sleep).
+      await waitFor('the interrupted transaction to be discarded', async () => !(await tableExistsAt(c.target, db!.url, 'partial_t')), 15_000);
+      if (c.target.type === 'postgresql') {
+        await waitFor(
+          'the old backend to end',
+          async () => Number((await queryOnce(c.target, db!.url, "SELECT count(*) AS n FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(6)%'"))[0].n) === 0,
+          15_000,
+        );
+      }
+      await p.write('app__0002_long.sql', migration(c.quick, ['DROP TABLE partial_t']));
+      const again = await p.run(['migrate']);
+      expect(again.code, explain(again)).toBe(0);
+    }, 90_000);
+  });
+}
