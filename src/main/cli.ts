@@ -41,7 +41,7 @@ export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
 
 /** Hints printed under `error:` per code, where a next step is generic enough to state. */
 const HINTS: Partial<Record<ErrorCode, string>> = {
-  MTOOL_CONFIG: 'check mtool.config.ts (or MTOOL_CONFIG_MODULE); `mtool config` shows what was loaded',
+  MTOOL_CONFIG: 'fix mtool.config.ts (or the module MTOOL_CONFIG_MODULE names) and run the command again; `mtool config` shows what loads',
   MTOOL_LOCKED: 'if no other migration is running, release the lock with `mtool unlock`',
   MTOOL_CHECKSUM_MISMATCH: 'restore the file to its applied state and add a new migration for changes; see `mtool history`',
   MTOOL_INTERNAL: 'this is a bug in mtool; please report it with the output of --debug',
@@ -290,11 +290,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       io.stdout.write(command ? commandHelp(command) : generalHelp());
       return 0;
     }
+    if (invocation.version) {
+      io.stdout.write(globals.json ? `${JSON.stringify({ name: 'mtool', version: VERSION, node: process.versions.node }, null, 2)}\n` : `mtool ${VERSION}\n`);
+      return 0;
+    }
     if (!command) {
-      if (invocation.version) {
-        io.stdout.write(globals.json ? `${JSON.stringify({ name: 'mtool', version: VERSION, node: process.versions.node }, null, 2)}\n` : `mtool ${VERSION}\n`);
-        return 0;
-      }
       io.stderr.write(generalHelp());
       return 2;
     }
