@@ -1,0 +1,175 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { disposeDialects } from '../../src/dialects/index.js';
+import { LockError } from '../../src/errors.js';
+import * as engine from '../../src/main/engine/engine.js';
+import type { EngineHooks } from '../../src/main/engine/executor.js';
+import { MigrationFailedError } from '../../src/main/engine/migration-error.js';
+import { configureLogging, logger } from '../../src/main/log.js';
+import { migration } from './support/project.js';
+import { testEntry } from './support/entry.js';
+import { TARGETS, provision, targetReachable, type ProvisionedDatabase } from './support/targets.js';
+
+/** Engine-level tests: the engine API without the CLI (hooks, log output, transports the config does not take yet). */
+
+const lines: string[] = [];
+const sink = { write: (line: string) => void lines.push(line) };
+
+async function tempRoot(): Promise<string> {
+  const root = await mkdtemp(join(tmpdir(), 'mtool-engine-api-'));
+  await mkdir(join(root, 'migrations', 'app'), { recursive: true });
+  return root;
+}
+const put = (root: string, filename: string, content: string) => writeFile(join(root, 'migrations', 'app', filename), content);
+
+afterEach(() => {
+  configureLogging({ level: 'info', json: false, sink: undefined });
+  lines.length = 0;
+});
+afterAll(() => disposeDialects());
+
+describe('engine on SQLite', () => {
+  let root: string;
+  beforeAll(async () => {
+    root = await tempRoot();
+  });
+  afterAll(() => rm(root, { recursive: true, force: true }));
+
+  it('calls afterVersionedMigration per versioned migration and afterBatch once; a failing hook only warns', async () => {
+    const entry = testEntry(root, 'app', 'sqlite', 'sqlite:///hooks.db');
+    await put(root, 'app__0001_a.sql', migration(['CREATE TABLE a (id integer)'], ['DROP TABLE a']));
+    await put(root, 'app__0002_b.sql', migration(['CREATE TABLE b (id integer)'], ['DROP TABLE b']));
+    await put(root, 'RA__r.sql', migration(['SELECT 1']));
+    const calls: string[] = [];
+    const hooks: EngineHooks = {
+      async afterVersionedMigration(e) {
+        calls.push(`after ${e.file.filename}`);
+        if (e.file.version === '0002') throw new Error('snapshot disk full');
+      },
+      async afterBatch(e) {
+        calls.push(`batch ${e.applied.map((a) => a.file.version).join(',')} deferred=${e.deferred}`);
+      },
+    };
+    configureLogging({ level: 'info', json: true, sink });
+    const result = await engine.migrate(entry, { root, log: logger }, { hooks });
+    expect(calls).toEqual(['after app__0001_a.sql', 'after app__0002_b.sql', 'batch 0001,0002 deferred=false']);
+    expect(result.outcomes.map((o) => o.action)).toEqual(['applied', 'applied', 'applied']);
+    const warning = lines.map((l) => JSON.parse(l)).find((r) => r.level === 'WARNING');
+    expect(warning.message).toMatch(/after-migration hook for app__0002_b.sql failed/);
+    expect(warning.db_name).toBe('app');
+
+    await put(root, 'app__0003_c.sql', migration(['CREATE TABLE c (id integer)'], ['DROP TABLE c']));
+    calls.length = 0;
+    await engine.migrate(entry, { root, log: logger }, { hooks, deferSnapshots: true });
+    expect(calls).toEqual(['batch 0003 deferred=true']);
+  });
+
+  it('--perf logs each statement with its duration; trace logs `SQL (<duration>): <statement>` with db_name and db_type', async () => {
+    const entry = testEntry(root, 'app', 'sqlite', 'sqlite:///perf.db');
+    configureLogging({ level: 'trace', json: true, sink });
+    await engine.migrate(entry, { root, log: logger }, { perf: true });
+    const records = lines.map((l) => JSON.parse(l));
+    const perf = records.find((r) => /^perf [\d.]+ ms app__0001_a\.sql:2 CREATE TABLE a/.test(r.message));
+    expect(perf, lines.join('')).toBeDefined();
+    expect(perf.level).toBe('INFO');
+    const sql = records.find((r) => /^SQL \([\d.]+ ms\): CREATE TABLE a \(id integer\)$/.test(r.message));
+    expect(sql).toMatchObject({ level: 'TRACE', db_name: 'app', db_type: 'sqlite' });
+    expect(records.some((r) => /^SQL \(.*\): INSERT INTO "_mtool_migrations"/.test(r.message))).toBe(true);
+    expect(records.some((r) => /^lock acquired in /.test(r.message) && r.level === 'INFO')).toBe(true);
+  });
+
+  it('takes no lock and writes nothing under dry-run, and refuses a second holder with LockError', async () => {
+    const entry = testEntry(root, 'app', 'sqlite', 'sqlite:///dry.db');
+    const dry = await engine.migrate(entry, { root, log: logger }, { dryRun: true });
+    expect(dry.dryRunSql?.map((f) => f.filename)).toEqual(['app__0001_a.sql', 'app__0002_b.sql', 'app__0003_c.sql', 'RA__r.sql']);
+    expect((await engine.lockStatus(entry, { root, log: logger })).active).toBe(false);
+    expect((await engine.history(entry, { root, log: logger })).records).toEqual([]);
+  });
+});
+
+const pg = TARGETS.find((t) => t.id === 'postgresql')!;
+describe.skipIf(!(await targetReachable(pg)))('engine on PostgreSQL', () => {
+  let db: ProvisionedDatabase;
+  let root: string;
+  beforeAll(async () => {
+    db = await provision(pg);
+    root = await tempRoot();
+  });
+  afterAll(async () => {
+    await disposeDialects();
+    await db?.drop();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('runs a file with CREATE INDEX CONCURRENTLY outside a transaction, with a warning', async () => {
+    const entry = testEntry(root, 'app', 'postgresql', db.url);
+    await put(root, 'app__0001_t.sql', migration(['CREATE TABLE t (id integer, v text)'], ['DROP TABLE t']));
+    await put(root, 'app__0002_idx.sql', migration(['CREATE INDEX CONCURRENTLY t_v ON t (v)'], ['DROP INDEX CONCURRENTLY t_v']));
+    await put(root, 'app__0003_declared.sql', migration(['CREATE TABLE u (id integer)'], ['DROP TABLE u'], ['no-transaction']));
+    configureLogging({ level: 'info', json: true, sink });
+    const result = await engine.migrate(entry, { root, log: logger });
+    expect(result.outcomes.map((o) => [o.version, o.outsideTransaction ?? false])).toEqual([
+      ['0001', false],
+      ['0002', true],
+      ['0003', true],
+    ]);
+    const warnings = lines.map((l) => JSON.parse(l)).filter((r) => r.level === 'WARNING').map((r) => r.message);
+    expect(warnings).toEqual([
+      expect.stringMatching(/app__0002_idx.sql: runs outside a transaction: CREATE INDEX CONCURRENTLY cannot run inside a transaction \(line 2\)/),
+      expect.stringMatching(/app__0003_declared.sql: runs outside a transaction: the file declares `-- mtool: no-transaction`/),
+    ]);
+    const back = await engine.rollback(entry, { root, log: logger }, { toVersion: '0001' });
+    expect(back.outcomes.map((o) => [o.version, o.outsideTransaction ?? false])).toEqual([
+      ['0003', true],
+      ['0002', true],
+    ]);
+  });
+
+  it('raises LockError naming the holder while another session holds the lock', async () => {
+    const entry = testEntry(root, 'app', 'postgresql', db.url);
+    await put(root, 'app__0004_slow.sql', migration(['SELECT pg_sleep(2)'], ['SELECT 1']));
+    const first = engine.migrate(entry, { root, log: logger });
+    await new Promise((r) => setTimeout(r, 700));
+    const second = await engine.migrate(entry, { root, log: logger }).catch((e: unknown) => e);
+    expect(second).toBeInstanceOf(LockError);
+    expect((second as Error).message).toMatch(new RegExp(`pid ${process.pid}, command 'migrate', since .*Another migration may be running.*mtool unlock --database app`));
+    await first;
+  });
+});
+
+describe.skipIf(!existsSync(new URL('../../node_modules/chdb/package.json', import.meta.url)))('engine on current ClickHouse (chdb, in process)', () => {
+  let root: string;
+  beforeAll(async () => {
+    root = await tempRoot();
+  });
+  afterAll(() => rm(root, { recursive: true, force: true }));
+
+  it('applies, reruns repeatables, rolls back, and records nothing for a failed file', async () => {
+    const entry = testEntry(root, 'app', 'clickhouse', `chdb:///${join(root, 'chdata')}`);
+    const ctx = { root, log: logger };
+    await put(root, 'app__0001_t.sql', migration(['CREATE TABLE t (id UInt32) ENGINE = MergeTree ORDER BY id', 'INSERT INTO t VALUES (1)'], ['DROP TABLE t']));
+    await put(root, 'app__0002_u.sql', migration(['CREATE TABLE u (id UInt32) ENGINE = MergeTree ORDER BY id'], ['DROP TABLE u']));
+    await put(root, 'RA__log.sql', migration(['INSERT INTO t VALUES (2)']));
+    expect((await engine.migrate(entry, ctx)).outcomes).toHaveLength(3);
+    expect((await engine.migrate(entry, ctx)).outcomes.map((o) => o.filename)).toEqual(['RA__log.sql']);
+    let status = await engine.status(entry, ctx);
+    expect(status).toMatchObject({ currentVersion: '0002', appliedMigrations: 3, pendingMigrations: 0, lockActive: false });
+
+    const back = await engine.rollback(entry, ctx, {});
+    expect(back.outcomes.map((o) => o.filename)).toEqual(['app__0002_u.sql']);
+    status = await engine.status(entry, ctx);
+    expect(status).toMatchObject({ currentVersion: '0001', pendingMigrations: 1 });
+
+    await put(root, 'app__0003_bad.sql', migration(['CREATE TABLE f1 (id UInt32) ENGINE = MergeTree ORDER BY id', 'SELECT * FROM nope_table'], ['DROP TABLE f1']));
+    const failure = await engine.migrate(entry, ctx).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(MigrationFailedError);
+    expect((failure as Error).message).toMatch(/app__0003_bad.sql:3: .*already ran: line 2: CREATE TABLE f1/);
+    const history = await engine.history(entry, ctx);
+    expect(history.records.map((r) => r.filename).sort()).toEqual(['RA__log.sql', 'app__0001_t.sql', 'app__0002_u.sql']);
+    expect((await engine.lockStatus(entry, ctx)).active).toBe(false);
+    expect((await engine.unlock(entry, ctx)).released).toBeNull();
+  });
+});

@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { ChecksumMismatchError, MtoolError } from '../../src/errors.js';
+import type { MigrationFile } from '../../src/parser/migration-file.js';
+import { parseMigrationFile } from '../../src/parser/migration-file.js';
+import { planMigrate, planRollback, statusEntries, verifyApplied } from '../../src/main/engine/planner.js';
+import type { MigrationRecord } from '../../src/main/engine/types.js';
+
+const file = (filename: string, content = '-- upgrade\nSELECT 1;\n-- rollback\nSELECT 2;\n'): MigrationFile =>
+  parseMigrationFile({ filename, path: `/m/app/${filename}`, content, database: 'app', dialect: 'postgresql' });
+
+const applied = (f: MigrationFile, checksum = f.checksum): MigrationRecord => ({
+  filename: f.filename,
+  version: f.version ?? null,
+  checksum,
+  type: f.kind,
+  description: f.description,
+  appliedAt: '2026-01-01T00:00:00.000Z',
+  executionMs: 1,
+  appliedBy: 'me@host',
+});
+
+const v1 = file('app__0001_a.sql');
+const v2 = file('app__0002_b.sql');
+const v3 = file('V__0003_c.sql');
+const ra = file('RA__views.sql');
+const roc = file('ROC__grants.sql');
+
+describe('planMigrate', () => {
+  it('orders pending versioned files by version and puts repeatables after them', () => {
+    const plan = planMigrate([ra, v2, roc, v1], [], 'app');
+    expect(plan.versioned.map((f) => f.filename)).toEqual(['app__0001_a.sql', 'app__0002_b.sql']);
+    expect(plan.repeatables.map((r) => r.file.filename)).toEqual(['RA__views.sql', 'ROC__grants.sql']);
+  });
+
+  it('runs RA files every time and ROC files only when new or changed', () => {
+    const records = [applied(v1), applied(ra), applied(roc)];
+    expect(planMigrate([v1, ra, roc], records, 'app').repeatables.map((r) => r.file.filename)).toEqual(['RA__views.sql']);
+    const changed = [applied(v1), applied(ra), applied(roc, 'f'.repeat(64))];
+    const plan = planMigrate([v1, ra, roc], changed, 'app');
+    expect(plan.repeatables.map((r) => [r.file.filename, r.existing !== undefined])).toEqual([
+      ['RA__views.sql', true],
+      ['ROC__grants.sql', true],
+    ]);
+  });
+
+  it('cuts the versioned list with --count and --to-version', () => {
+    expect(planMigrate([v1, v2, v3], [], 'app', { count: 2 }).versioned.map((f) => f.version)).toEqual(['0001', '0002']);
+    expect(planMigrate([v1, v2, v3], [], 'app', { toVersion: '0002' }).versioned.map((f) => f.version)).toEqual(['0001', '0002']);
+    expect(planMigrate([v1, v2, v3], [], 'app', { toVersion: '2' }).versioned.map((f) => f.version)).toEqual(['0001', '0002']);
+  });
+
+  it('baseline plans record versioned files only', () => {
+    const plan = planMigrate([v1, v2, ra], [], 'app', { toVersion: '0001', baseline: true });
+    expect(plan).toMatchObject({ baseline: true, repeatables: [] });
+    expect(plan.versioned.map((f) => f.version)).toEqual(['0001']);
+  });
+
+  it('refuses an unknown --to-version and a pending version below the applied one', () => {
+    expect(() => planMigrate([v1], [], 'app', { toVersion: '0007' })).toThrow(/no migration has version 0007/);
+    expect(() => planMigrate([v1, v2], [applied(v2)], 'app')).toThrow(/app__0001_a.sql \(version 0001\) is pending but version 0002 is already applied/);
+  });
+});
+
+describe('verifyApplied', () => {
+  it('throws ChecksumMismatchError naming the file, both prefixes, the database and history', () => {
+    const stored = 'a'.repeat(64);
+    let error: unknown;
+    try {
+      verifyApplied([v1], [applied(v1, stored)], 'app');
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ChecksumMismatchError);
+    const message = (error as Error).message;
+    expect(message).toContain('app__0001_a.sql');
+    expect(message).toContain('aaaaaaaaaaaa');
+    expect(message).toContain(v1.checksum.slice(0, 12));
+    expect(message).toContain("database 'app'");
+    expect(message).toContain('mtool history');
+    expect((error as MtoolError).exitCode).toBe(1);
+  });
+
+  it('ignores changed repeatables and refuses a renamed applied file reusing its version', () => {
+    expect(() => verifyApplied([roc], [applied(roc, 'b'.repeat(64))], 'app')).not.toThrow();
+    const renamed = file('app__0001_renamed.sql');
+    expect(() => verifyApplied([renamed], [applied(v1)], 'app')).toThrow(/version 0001, which is already applied as app__0001_a.sql/);
+  });
+});
+
+describe('planRollback', () => {
+  const records = [applied(v1), applied(v2), applied(v3), applied(ra)];
+
+  it('reverts newest first: one by default, --count n, or everything above --to-version', () => {
+    expect(planRollback([v1, v2, v3], records, 'app', {}).map((s) => s.file.version)).toEqual(['0003']);
+    expect(planRollback([v1, v2, v3], records, 'app', { count: 2 }).map((s) => s.file.version)).toEqual(['0003', '0002']);
+    expect(planRollback([v1, v2, v3], records, 'app', { toVersion: '0001' }).map((s) => s.file.version)).toEqual(['0003', '0002']);
+    expect(planRollback([v1, v2, v3], records, 'app', { toVersion: '0000' }).map((s) => s.file.version)).toEqual(['0003', '0002', '0001']);
+  });
+
+  it('downgrade requires the target to be applied', () => {
+    expect(() => planRollback([v1, v2, v3], records, 'app', { toVersion: '0005', requireApplied: true })).toThrow(/cannot downgrade to version 0005: it is not applied/);
+  });
+
+  it('refuses before anything runs when a migration to revert has no rollback, is irreversible or is missing', () => {
+    const noRollback = file('app__0002_b.sql', '-- upgrade\nSELECT 1;\n');
+    expect(() => planRollback([v1, noRollback, v3], [applied(v1), applied(noRollback), applied(v3)], 'app', { count: 2 })).toThrow(
+      /cannot roll back app__0002_b.sql: it has no `-- rollback` section; nothing was rolled back/,
+    );
+    const irreversible = file('app__0003_c.sql', '-- mtool: irreversible\n-- upgrade\nSELECT 1;\n');
+    expect(() => planRollback([irreversible], [applied(irreversible)], 'app', {})).toThrow(/irreversible/);
+    expect(() => planRollback([], [applied(v1)], 'app', {})).toThrow(/no longer in the migrations folder/);
+  });
+});
+
+describe('statusEntries', () => {
+  it('marks applied, pending, changed repeatables and recorded files missing from disk', () => {
+    const gone = applied(file('app__0000_gone.sql'));
+    const entries = statusEntries([v1, v2, roc], [applied(v1), applied(roc, 'c'.repeat(64)), gone]);
+    expect(entries.map((e) => [e.filename, e.state])).toEqual([
+      ['app__0001_a.sql', 'applied'],
+      ['app__0002_b.sql', 'pending'],
+      ['ROC__grants.sql', 'changed'],
+      ['app__0000_gone.sql', 'missing'],
+    ]);
+  });
+});
