@@ -1,5 +1,4 @@
-import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findProjectRoot, loadConfig, selectDatabases } from '../../src/main/config/load-config.js';
@@ -21,8 +20,6 @@ describe('root finding', () => {
     expect(config.root).toBe(dir);
     expect(config.source).toEqual({ kind: 'root-file', files: [join(dir, 'mtool.config.ts')] });
     expect(config.databases.map((d) => [d.name, d.migrationsDir])).toEqual([['app', join(dir, 'migrations', 'app')]]);
-    // The isolated bundle goes to the OS temp folder: nothing is left in the project.
-    expect(existsSync(join(dir, '.mtool'))).toBe(false);
   });
 
   it('accepts each root file name: .ts, .mts, .js, .mjs', async () => {
@@ -51,8 +48,6 @@ describe('source precedence and ambiguity', () => {
       expect(config.source).toEqual({ kind: 'env-module', files: [join(dir, 'config', 'db.ts')] });
       expect(config.databases[0]!.url).toBe('sqlite:///from-helper.db');
     }
-    // The in-package bundle was written under .mtool/cache and removed with the folders it created.
-    expect(existsSync(join(dir, '.mtool'))).toBe(false);
   });
 
   it('loads MTOOL_CONFIG_MODULE given as a package specifier, whose own imports resolve from the project', async () => {
@@ -202,12 +197,28 @@ describe('selectDatabases', () => {
   });
 });
 
-describe('cache folder', () => {
-  it('keeps an existing .mtool folder when loading in-package', async () => {
-    const dir = await project({ 'cfg.ts': IMPORT + sqliteDb('app', 'default: true') });
-    await mkdir(join(dir, '.mtool'));
-    await loadConfig({ cwd: dir, env: { MTOOL_CONFIG_MODULE: 'cfg.ts' } });
-    expect(existsSync(join(dir, '.mtool'))).toBe(true);
-    expect(existsSync(join(dir, '.mtool', 'cache'))).toBe(false);
+describe('compiled-module cache', () => {
+  it('reuses the compiled config while its inputs are unchanged, and recompiles when an imported file changes', async () => {
+    const dir = await project({
+      'config/db.ts': "import { databaseConfig } from 'mtool';\nimport { url } from './url.js';\ndatabaseConfig({ databaseName: 'app', default: true, databaseType: 'sqlite', databaseUrl: url });\n",
+      'config/url.ts': "export const url = 'sqlite:///one.db';\n",
+    });
+    const env = { MTOOL_CONFIG_MODULE: 'config/db.ts' };
+    expect((await loadConfig({ cwd: dir, env })).databases[0]!.url).toBe('sqlite:///one.db');
+    const cached = (await readdir(join(dir, '.mtool', 'cache'))).filter((f) => f.endsWith('.mjs'));
+    expect(cached).toHaveLength(1);
+    // Same inputs: the same bundle is used again, and the module runs again (it registers its databases).
+    expect((await loadConfig({ cwd: dir, env })).databases[0]!.url).toBe('sqlite:///one.db');
+    expect((await readdir(join(dir, '.mtool', 'cache'))).filter((f) => f.endsWith('.mjs'))).toEqual(cached);
+    // A change in a bundled relative import invalidates the entry's cached bundle.
+    await writeFile(join(dir, 'config', 'url.ts'), "export const url = 'sqlite:///two.db';\n");
+    expect((await loadConfig({ cwd: dir, env })).databases[0]!.url).toBe('sqlite:///two.db');
+  });
+
+  it('never serves a cached bundle once the file gains an import the sandbox refuses', async () => {
+    const dir = await project({ 'mtool.config.ts': IMPORT + sqliteDb('app', 'default: true') });
+    await loadConfig({ cwd: dir, env: noEnv });
+    await writeFile(join(dir, 'mtool.config.ts'), "import 'node:fs';\n" + IMPORT + sqliteDb('app', 'default: true'));
+    await expect(loadConfig({ cwd: dir, env: noEnv })).rejects.toThrow(/imports 'node:fs': refused by the configuration sandbox/);
   });
 });

@@ -18,13 +18,14 @@
  * Known limits: `import.meta.url`, `__dirname` in bundled code point at the temporary bundle;
  * tsconfig `paths` aliases are treated as packages (external).
  */
-import { randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, realpath, rm, rmdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MtoolConfigError, isMtoolError } from '../../errors.js';
+import { writeFileAtomic } from '../fs/atomic-write.js';
 
 export type SandboxMode = 'isolated' | 'in-package';
 
@@ -99,8 +100,86 @@ export async function importModule(file: string, opts: ImportModuleOptions): Pro
   const isolated = opts.sandbox === 'isolated' && env.MTOOL_DISABLE_SANDBOX !== '1';
   const entryShown = shown(realRoot, entry);
   const own = ownModules();
-  let violation: MtoolConfigError | undefined;
 
+  const cacheDir = join(realRoot, '.mtool', 'cache');
+  const source = await readFile(entry);
+  const key = sha256(JSON.stringify([CACHE_FORMAT, entry, isolated, [...own]]) + '\0' + sha256(source));
+  const cached = await readCachedBundle(cacheDir, key, realRoot);
+  if (cached) return evaluate(cached, entryShown);
+
+  const { code, inputs } = await bundle(entry, realRoot, entryShown, isolated, own);
+  const stored = await writeCachedBundle(cacheDir, key, code, inputs.filter((f) => f !== entry));
+  if (stored) return evaluate(stored, entryShown);
+  // The project folder is not writable: an isolated bundle has no external imports to resolve
+  // from the project, so a temporary folder serves; an in-package one needs the project.
+  if (!isolated) throw new MtoolConfigError(`Cannot write the compiled module of ${entryShown} to ${cacheDir}: make the folder writable`);
+  const tempDir = await mkdtemp(join(tmpdir(), 'mtool-config-'));
+  try {
+    const file = join(tempDir, 'bundle.mjs');
+    await writeFile(file, code, 'utf8');
+    return await evaluate(file, entryShown);
+  } finally {
+    await rm(tempDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Cache of compiled modules in `<root>/.mtool/cache/`: `<key>.mjs` is the bundle, `<key>.json`
+ * lists every other file bundled into it with its SHA-256. The key covers the entry's content,
+ * the sandbox mode and this installation's module paths, so a cached bundle is used only while
+ * every input is byte-identical to what was checked: the sandbox verdict is never stale.
+ * A warm run therefore never loads esbuild (whose import and service start cost 100+ ms).
+ */
+const CACHE_FORMAT = 1;
+
+function sha256(data: string | Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+async function readCachedBundle(cacheDir: string, key: string, realRoot: string): Promise<string | undefined> {
+  const file = join(cacheDir, `${key}.mjs`);
+  let manifest: { inputs: { path: string; sha256: string }[] };
+  try {
+    manifest = JSON.parse(await readFile(join(cacheDir, `${key}.json`), 'utf8'));
+  } catch {
+    return undefined;
+  }
+  for (const input of manifest.inputs) {
+    const path = resolve(realRoot, input.path);
+    const bytes = await readFile(path).catch(() => undefined);
+    if (!bytes || sha256(bytes) !== input.sha256) return undefined;
+  }
+  return existsSync(file) ? file : undefined;
+}
+
+async function writeCachedBundle(cacheDir: string, key: string, code: string, inputs: string[]): Promise<string | undefined> {
+  try {
+    await mkdir(cacheDir, { recursive: true });
+    const entries = await Promise.all(inputs.map(async (path) => ({ path: relative(dirname(dirname(cacheDir)), path), sha256: sha256(await readFile(path)) })));
+    const file = join(cacheDir, `${key}.mjs`);
+    // Bundle first, manifest last: a reader finding the manifest always finds a whole bundle.
+    await writeFileAtomic(file, code);
+    await writeFileAtomic(join(cacheDir, `${key}.json`), JSON.stringify({ inputs: entries }));
+    return file;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Each load re-runs the module (a config registers its databases as it runs): a fresh URL per load. */
+let loads = 0;
+async function evaluate(file: string, entryShown: string): Promise<Record<string, unknown>> {
+  try {
+    return (await import(`${pathToFileURL(file).href}?load=${++loads}`)) as Record<string, unknown>;
+  } catch (e) {
+    if (isMtoolError(e)) throw e;
+    const message = e instanceof Error ? e.message : String(e);
+    throw new MtoolConfigError(`Loading ${entryShown} failed: ${message}`, { cause: e });
+  }
+}
+
+/** Compile the entry and its bundled imports with esbuild, enforcing the sandbox at resolution. */
+async function bundle(entry: string, realRoot: string, entryShown: string, isolated: boolean, own: Map<string, string>): Promise<{ code: string; inputs: string[] }> {
   const { build } = await import('esbuild');
   const plugin = {
     name: 'mtool-sandbox',
@@ -150,6 +229,8 @@ export async function importModule(file: string, opts: ImportModuleOptions): Pro
     : `import { createRequire as __mtoolCreateRequire } from 'node:module';\nconst require = __mtoolCreateRequire(import.meta.url);`;
 
   let code: string;
+  let inputs: string[];
+  let violation: MtoolConfigError | undefined;
   try {
     const result = await build({
       entryPoints: [entry],
@@ -162,9 +243,11 @@ export async function importModule(file: string, opts: ImportModuleOptions): Pro
       logLevel: 'silent',
       banner: { js: banner },
       ...(isolated ? { supported: { 'dynamic-import': false } } : {}),
+      metafile: true,
       plugins: [plugin],
     });
     code = result.outputFiles[0]!.text;
+    inputs = Object.keys(result.metafile.inputs).map((p) => resolve(realRoot, p));
   } catch (e) {
     if (violation) throw violation;
     const first = (e as { errors?: { text: string; location?: { file: string; line: number; column: number } | null }[] }).errors?.[0];
@@ -172,34 +255,7 @@ export async function importModule(file: string, opts: ImportModuleOptions): Pro
     throw new MtoolConfigError(`Could not compile ${entryShown}: ${first?.text ?? String(e)}${where}`, { cause: e });
   }
 
-  const cacheDir = isolated ? await mkdtemp(join(tmpdir(), 'mtool-config-')) : join(realRoot, '.mtool', 'cache');
-  const createdMtoolDir = !isolated && !existsSync(join(realRoot, '.mtool'));
-  const bundle = join(cacheDir, `${basename(entry).replace(/\.[^.]+$/, '')}.${process.pid}.${randomBytes(6).toString('hex')}.mjs`);
-  // A concurrent import may remove the (then empty) cache folder between mkdir and write: retry.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      if (!isolated) await mkdir(cacheDir, { recursive: true });
-      await writeFile(bundle, code, { encoding: 'utf8', flag: 'wx' });
-      break;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 5) throw new MtoolConfigError(`Cannot write the compiled module to ${cacheDir}: ${(e as Error).message}`, { cause: e });
-    }
-  }
-  try {
-    return (await import(pathToFileURL(bundle).href)) as Record<string, unknown>;
-  } catch (e) {
-    if (isMtoolError(e)) throw e;
-    const message = e instanceof Error ? e.message : String(e);
-    throw new MtoolConfigError(`Loading ${entryShown} failed: ${message}`, { cause: e });
-  } finally {
-    await rm(bundle, { force: true });
-    if (isolated) await rm(cacheDir, { recursive: true, force: true });
-    else {
-      // Leave no trace in the project: remove the folders if this import created them and they are empty.
-      await rmdir(cacheDir).catch(() => undefined);
-      if (createdMtoolDir) await rmdir(join(realRoot, '.mtool')).catch(() => undefined);
-    }
-  }
+  return { code, inputs };
 }
 
 /**
