@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The README's first-run example: mtool on the embedded SQLite default, in a fresh project folder.
+# The README's first-run example: mtool on the embedded SQLite default, in a fresh project folder:
+# init, new, migrate, status, history, rollback.
 #   npm run example                  # builds, then runs this in a temporary folder
 #   MTOOL_EXAMPLE_DIR=./try npm run example   # keep the project to look at it afterwards
 set -euo pipefail
@@ -29,5 +30,10 @@ printf '\n$ cat %s\n' "$file"; cat "$file"
 step new "refresh stats" --type ra
 step settings show
 step database list --json
+step migrate
+step status
+step history
+step rollback
+step status --json
 step version
 printf '\nexample project: %s%s\n' "$project" "${MTOOL_EXAMPLE_DIR:+ (kept)}"
