@@ -9,6 +9,7 @@
  */
 import { MtoolError } from '../errors.js';
 import type { DatabaseType } from '../dialects/types.js';
+import { parseChdbUrl } from '../dialects/clickhouse/chdb-url.js';
 
 export { maskUrl, scrubSecrets, urlSecrets } from './mask.js';
 
@@ -79,6 +80,8 @@ export interface ConnectionUrl {
   mysql?: MysqlUrlOptions;
   sqlite?: SqliteUrlOptions;
   clickhouse?: ClickHouseUrlOptions;
+  /** `chdb://` only: `:memory:`, or the data folder as written (relative to the project root unless absolute). */
+  chdbPath?: string;
 }
 
 /** Pool defaults of PostgreSQL URLs (spec: Limits). */
@@ -100,7 +103,7 @@ const SCHEME_HELP: Readonly<Record<DatabaseType, string>> = {
   mysql: "'mysql://' (or 'mariadb://', 'mysql+<driver>://')",
   mariadb: "'mysql://' (or 'mariadb://', 'mysql+<driver>://')",
   sqlite: "'sqlite:///<relative path>', 'sqlite:////<absolute path>' or 'sqlite:///:memory:'",
-  clickhouse: "'http://' or 'https://' (the ClickHouse HTTP interface, e.g. http://127.0.0.1:8123/db)",
+  clickhouse: "'http://' or 'https://' (the ClickHouse HTTP interface, e.g. http://127.0.0.1:8123/db), or 'chdb://:memory:' / 'chdb:///<folder>' (in-process ClickHouse from the npm package chdb)",
 };
 
 /** The pieces of a URL split on its delimiters, before any type-specific validation. */
@@ -174,7 +177,7 @@ function schemeFits(type: DatabaseType, scheme: string): boolean {
     case 'sqlite':
       return base === 'sqlite';
     case 'clickhouse':
-      return scheme === 'http' || scheme === 'https';
+      return scheme === 'http' || scheme === 'https' || scheme === 'chdb';
   }
 }
 
@@ -200,6 +203,11 @@ export function parseConnectionUrl(url: string, type: DatabaseType, databaseName
     databaseName,
   );
   if (parts.userinfo === undefined && type !== 'sqlite' && parts.path.includes('@')) throw reservedInCredentials;
+  if (parts.scheme === 'chdb') {
+    // In-process ClickHouse (npm package chdb): shaped like SQLite, validated by its dialect.
+    const target = parseChdbUrl(url, '.', databaseName);
+    return { type, scheme: 'chdb', chdbPath: target.path === ':memory:' ? ':memory:' : decodeURIComponent(url.trim().replace(/^chdb:\/\/\//i, '')), clickhouse: {} };
+  }
   const ambiguous = parts.userinfo === undefined && (parts.query ?? '').includes('@');
   try {
     return parseParts(parts, type, databaseName);
@@ -426,6 +434,7 @@ const DEFAULT_PORTS: Readonly<Record<string, number>> = { postgresql: 5432, mysq
  * @example physicalTarget(parseConnectionUrl('postgres://a:x@127.0.0.1/app', 'postgresql')) // 'postgresql://localhost:5432/app'
  */
 export function physicalTarget(url: ConnectionUrl): string {
+  if (url.scheme === 'chdb') return `chdb:${url.chdbPath}`;
   if (url.type === 'sqlite') return `sqlite:${url.sqlitePath ?? ':memory:'}`;
   const family = url.type === 'mariadb' ? 'mysql' : url.type === 'clickhouse' ? 'clickhouse' : url.type;
   const host = (url.host ?? 'localhost').toLowerCase();

@@ -247,3 +247,14 @@ describe('physicalTarget', () => {
     expect(target('sqlite:///:memory:', 'sqlite')).toBe('sqlite::memory:');
   });
 });
+
+describe('chdb URLs for in-process ClickHouse', () => {
+  it('accepts chdb://:memory: and folders for clickhouse, and nothing else for other types', () => {
+    expect(parseConnectionUrl('chdb://:memory:', 'clickhouse')).toMatchObject({ scheme: 'chdb', chdbPath: ':memory:' });
+    expect(parseConnectionUrl('chdb:///data/ch', 'clickhouse')).toMatchObject({ scheme: 'chdb', chdbPath: 'data/ch' });
+    expect(parseConnectionUrl('chdb:////var/lib/ch', 'clickhouse')).toMatchObject({ scheme: 'chdb', chdbPath: '/var/lib/ch' });
+    expect(() => parseConnectionUrl('chdb://:memory:?x=1', 'clickhouse')).toThrow(/takes no options/);
+    expect(() => parseConnectionUrl('chdb://:memory:', 'postgresql')).toThrow(/does not fit databaseType 'postgresql'/);
+    expect(physicalTarget(parseConnectionUrl('chdb:///data/ch', 'clickhouse'))).toBe('chdb:data/ch');
+  });
+});

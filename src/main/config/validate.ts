@@ -243,6 +243,7 @@ async function checkModelOverlap(entries: readonly DatabaseEntry[], root: string
 
 function targetOf(url: ConnectionUrl, root: string): string | undefined {
   if (url.type === 'sqlite') return url.sqlitePath === ':memory:' ? undefined : `sqlite:${resolve(root, url.sqlitePath!)}`;
+  if (url.scheme === 'chdb') return url.chdbPath === ':memory:' ? undefined : `chdb:${resolve(root, url.chdbPath!)}`;
   return physicalTarget(url);
 }
 
