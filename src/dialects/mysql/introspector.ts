@@ -1,0 +1,238 @@
+import { MtoolError } from '../../errors.js';
+import { normalizeIndex, normalizeSqlText, objectKey, type ColumnIR, type ColumnSortIR, type ReferentialAction, type SchemaIR, type TableIR } from '../../schema/ir.js';
+import { normalizeType } from '../../schema/normalize-type.js';
+import { isExcluded, type IntrospectOptions } from '../../schema/schema-io.js';
+import type { Connection, Row } from '../types.js';
+import { mysqlQuoting as q } from './quoting.js';
+import { schemaFlavourOf, type MysqlSchemaFlavour } from './schema-flavour.js';
+
+/**
+ * Read a MySQL or MariaDB database (the connection's, or `options.schema`) into the schema IR
+ * with one `information_schema` query per kind of object: tables, columns, index parts, foreign
+ * keys with their column lists, check constraints. Server differences (MariaDB quotes literal
+ * defaults and says `current_timestamp()`, MySQL does not) are in `schema-flavour.ts`, chosen by
+ * what the server reports, not by the configured type.
+ *
+ * - `COLUMN_TYPE` gives the type with `unsigned`, display widths removed (except `tinyint(1)`,
+ *   boolean); `enum(...)` lists become `enum_values`.
+ * - A column collation equal to its table's is left out (`collation: null`).
+ * - Indexes MySQL creates by itself for a foreign key (named after it, on its columns) are left
+ *   out: rendering the foreign key creates them again. Prefix lengths (`name(10)`) go to
+ *   `attrs.prefix_lengths`.
+ * - InnoDB treats RESTRICT and NO ACTION alike and MariaDB reports an unspecified action as
+ *   RESTRICT, so both read as `NO ACTION`.
+ * - MariaDB's JSON is `longtext` plus a column-level `json_valid` check; that check is part of the
+ *   type and is not listed as a constraint.
+ */
+export async function introspectMysql(conn: Connection, options: IntrospectOptions = {}): Promise<SchemaIR> {
+  const run = async (what: string, sql: string): Promise<Row[]> => {
+    try {
+      return (await conn.query(sql)).rows;
+    } catch (e) {
+      throw new MtoolError(e instanceof MtoolError ? e.code : 'MTOOL_DATABASE', `${conn.type} (${conn.databaseName}): reading ${what}: ${(e as Error).message}`, { cause: e, database: conn.databaseName });
+    }
+  };
+  const [session] = await run('the session', 'SELECT DATABASE() AS db, VERSION() AS version');
+  const database = options.schema ?? (session?.db as string | null);
+  if (!database) {
+    throw new MtoolError('MTOOL_USAGE', `${conn.type} (${conn.databaseName}): no database selected to introspect; put the database name in the URL path (mysql://host/<database>)`, { database: conn.databaseName });
+  }
+  const flavour: MysqlSchemaFlavour = schemaFlavourOf(String(session?.version ?? ''));
+  const db = q.literal(database);
+  const features = await run('server features', `SELECT CONCAT(TABLE_NAME, '.', COLUMN_NAME) AS f FROM information_schema.COLUMNS
+    WHERE TABLE_SCHEMA = 'information_schema' AND ((TABLE_NAME = 'STATISTICS' AND COLUMN_NAME = 'EXPRESSION') OR (TABLE_NAME = 'CHECK_CONSTRAINTS' AND COLUMN_NAME = 'CHECK_CLAUSE'))`);
+  const has = new Set(features.map((r) => String(r.f).toUpperCase()));
+
+  const tables = await run('tables', `SELECT TABLE_NAME AS name, TABLE_COMMENT AS comment, TABLE_COLLATION AS collation FROM information_schema.TABLES
+    WHERE TABLE_SCHEMA = ${db} AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME`);
+  const columns = await run('columns', `SELECT TABLE_NAME AS tbl, COLUMN_NAME AS name, COLUMN_TYPE AS type, IS_NULLABLE AS nullable, COLUMN_DEFAULT AS dflt,
+      EXTRA AS extra, COLLATION_NAME AS collation, COLUMN_COMMENT AS comment, GENERATION_EXPRESSION AS generated
+    FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ${db} ORDER BY TABLE_NAME, ORDINAL_POSITION`);
+  const stats = await run('indexes', `SELECT TABLE_NAME AS tbl, INDEX_NAME AS name, NON_UNIQUE AS non_unique, COLUMN_NAME AS col, SUB_PART AS sub_part,
+      COLLATION AS collation, INDEX_TYPE AS type${has.has('STATISTICS.EXPRESSION') ? ', EXPRESSION AS expr' : ', NULL AS expr'}
+    FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ${db} ORDER BY TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX`);
+  const fkColumns = await run('foreign keys', `SELECT k.TABLE_NAME AS tbl, k.CONSTRAINT_NAME AS name, k.COLUMN_NAME AS col, k.REFERENCED_TABLE_SCHEMA AS ref_schema,
+      k.REFERENCED_TABLE_NAME AS ref_table, k.REFERENCED_COLUMN_NAME AS ref_col, r.UPDATE_RULE AS on_update, r.DELETE_RULE AS on_delete
+    FROM information_schema.KEY_COLUMN_USAGE k JOIN information_schema.REFERENTIAL_CONSTRAINTS r
+      ON r.CONSTRAINT_SCHEMA = k.CONSTRAINT_SCHEMA AND r.TABLE_NAME = k.TABLE_NAME AND r.CONSTRAINT_NAME = k.CONSTRAINT_NAME
+    WHERE k.TABLE_SCHEMA = ${db} AND k.REFERENCED_TABLE_NAME IS NOT NULL
+    ORDER BY k.TABLE_NAME, k.CONSTRAINT_NAME, k.ORDINAL_POSITION`);
+  const checks = has.has('CHECK_CONSTRAINTS.CHECK_CLAUSE') ? await run('check constraints', flavour.checkQuery(db)) : [];
+
+  const ir: SchemaIR = { tables: {}, enums: {}, indexes: {}, constraints: {} };
+  const collations = new Map<string, string | null>();
+  for (const t of tables) {
+    const name = t.name as string;
+    if (isExcluded(name, name, options)) continue;
+    collations.set(name, (t.collation as string | null) ?? null);
+    ir.tables[name] = {
+      name,
+      object_type: 'table',
+      columns: {},
+      primary_key: [],
+      comment: nonEmpty(t.comment),
+      backend_table_spec: { backend: conn.type as 'mysql' | 'mariadb' },
+    };
+  }
+
+  for (const c of columns) {
+    const table = ir.tables[c.tbl as string];
+    if (table) table.columns[c.name as string] = column(c, Object.keys(table.columns).length, collations.get(table.name) ?? null, flavour);
+  }
+
+  const jsonColumns = new Set<string>();
+  for (const c of checks) {
+    if (c.level === 'Column' && JSON_VALID.test(String(c.clause).trim())) jsonColumns.add(`${c.table_name as string}\0${c.name as string}`);
+  }
+  // MariaDB's JSON is longtext plus a json_valid check. A `mysql` database expects what MySQL
+  // reports (`json`); a `mariadb` one what MariaDB reports (`longtext`, as compileModels writes).
+  if (conn.type === 'mysql' && flavour.product === 'mariadb') {
+    for (const key of jsonColumns) {
+      const [tableName, columnName] = key.split('\0') as [string, string];
+      const col = ir.tables[tableName]?.columns[columnName];
+      if (col && col.my_column?.native_type === 'longtext') {
+        const t = normalizeType('json', 'mysql');
+        col.type = t.type;
+        col.raw = true;
+        col.my_column.native_type = t.native;
+        col.my_column.collation = null;
+      }
+    }
+  }
+
+  // Foreign keys first: their names tell which indexes the server made for them.
+  const fkIndexes = new Map<string, string[]>();
+  for (const rows of groups(fkColumns, (r) => `${r.tbl as string}\0${r.name as string}`)) {
+    const first = rows[0]!;
+    const table = ir.tables[first.tbl as string];
+    if (!table) continue;
+    const refTable = first.ref_schema === database ? (first.ref_table as string) : `${first.ref_schema as string}.${first.ref_table as string}`;
+    const name = first.name as string;
+    const cols = rows.map((r) => r.col as string);
+    ir.constraints[objectKey(table.name, name)] = {
+      kind: 'foreign_key',
+      name,
+      table: table.name,
+      columns: cols,
+      ref_table: refTable,
+      ref_columns: rows.map((r) => r.ref_col as string),
+      on_delete: action(first.on_delete),
+      on_update: action(first.on_update),
+      deferrable: false,
+      initially_deferred: false,
+    };
+    fkIndexes.set(objectKey(table.name, name), cols);
+  }
+
+  for (const rows of groups(stats, (r) => `${r.tbl as string}\0${r.name as string}`)) {
+    const first = rows[0]!;
+    const table = ir.tables[first.tbl as string];
+    if (!table) continue;
+    const name = first.name as string;
+    if (name === 'PRIMARY') {
+      table.primary_key = rows.map((r) => r.col as string);
+      for (const c of table.primary_key) if (table.columns[c]) table.columns[c]!.primary_key = true;
+      continue;
+    }
+    const cols = rows.map((r) => (r.col as string | null) ?? normalizeSqlText(String(r.expr ?? '')));
+    const fkCols = fkIndexes.get(objectKey(table.name, name));
+    if (fkCols && cols.length === fkCols.length && cols.every((c, i) => c === fkCols[i])) continue;
+    addIndex(ir, table, name, rows, cols);
+  }
+
+  for (const c of checks) {
+    const table = ir.tables[c.table_name as string];
+    if (!table) continue;
+    const name = c.name as string;
+    const clause = String(c.clause);
+    if (c.level === 'Column' && JSON_VALID.test(clause.trim())) continue;
+    ir.constraints[objectKey(table.name, name)] = { kind: 'check', name, table: table.name, expression: checkExpression(clause) };
+  }
+  return ir;
+}
+
+const JSON_VALID = /^json_valid\(`?[^`]*`?\)$/i;
+
+function groups(rows: Row[], keyOf: (r: Row) => string): Row[][] {
+  const map = new Map<string, Row[]>();
+  for (const r of rows) {
+    const k = keyOf(r);
+    (map.get(k) ?? map.set(k, []).get(k)!).push(r);
+  }
+  return [...map.values()];
+}
+
+function nonEmpty(value: unknown): string | null {
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+function action(value: unknown): ReferentialAction {
+  const upper = String(value ?? '').toUpperCase();
+  if (upper === 'CASCADE' || upper === 'SET NULL' || upper === 'SET DEFAULT') return upper;
+  return 'NO ACTION';
+}
+
+function column(row: Row, position: number, tableCollation: string | null, flavour: MysqlSchemaFlavour): ColumnIR {
+  const t = normalizeType(row.type as string, 'mysql');
+  const extra = String(row.extra ?? '');
+  const collation = (row.collation as string | null) ?? null;
+  const out: ColumnIR = {
+    name: row.name as string,
+    position,
+    type: t.type,
+    ...(t.raw ? { raw: true as const } : {}),
+    ...(t.length !== undefined ? { length: t.length } : {}),
+    ...(t.precision !== undefined ? { precision: t.precision } : {}),
+    ...(t.scale !== undefined ? { scale: t.scale } : {}),
+    ...(t.timezone !== undefined ? { timezone: t.timezone } : {}),
+    ...(t.enum_values ? { enum_values: t.enum_values } : {}),
+    nullable: row.nullable === 'YES',
+    primary_key: false,
+    ...(/\bauto_increment\b/i.test(extra) ? { autoincrement: true as const } : {}),
+    default: null,
+    comment: nonEmpty(row.comment),
+    my_column: { native_type: t.native, unsigned: t.unsigned === true, collation: collation !== null && collation !== tableCollation ? collation : null },
+  };
+  const attrs: Record<string, unknown> = {};
+  const generated = /\b(VIRTUAL|STORED|PERSISTENT) GENERATED\b/i.exec(extra);
+  if (generated && row.generated) {
+    attrs.generated = { kind: generated[1]!.toUpperCase() === 'VIRTUAL' ? 'virtual' : 'stored', expression: normalizeSqlText(String(row.generated)) };
+  } else {
+    out.default = flavour.columnDefault((row.dflt as string | null) ?? null, extra, { type: t.type, ...(t.raw ? { raw: true as const } : {}) });
+  }
+  const onUpdate = /\bon update (\S+)/i.exec(extra);
+  if (onUpdate) attrs.on_update = canonicalOnUpdate(onUpdate[1]!);
+  if (Object.keys(attrs).length > 0) out.attrs = attrs;
+  return out;
+}
+
+function canonicalOnUpdate(text: string): string {
+  const m = /^current_timestamp(?:\((\d*)\))?$/i.exec(text);
+  return m ? (m[1] ? `CURRENT_TIMESTAMP(${m[1]})` : 'CURRENT_TIMESTAMP') : text;
+}
+
+function addIndex(ir: SchemaIR, table: TableIR, name: string, rows: Row[], cols: string[]): void {
+  const sorting: Record<string, ColumnSortIR> = {};
+  const prefixes: Record<string, number> = {};
+  rows.forEach((r, i) => {
+    if (r.collation === 'D') sorting[cols[i]!] = { order: 'desc', nulls: null };
+    if (r.sub_part !== null && r.sub_part !== undefined) prefixes[cols[i]!] = Number(r.sub_part);
+  });
+  const type = String(rows[0]!.type ?? 'BTREE').toLowerCase();
+  const index = normalizeIndex({
+    name,
+    table: table.name,
+    columns: cols,
+    unique: Number(rows[0]!.non_unique) === 0,
+    using: type,
+    column_sorting: sorting,
+    ...(Object.keys(prefixes).length > 0 ? { attrs: { prefix_lengths: prefixes } } : {}),
+  });
+  ir.indexes[objectKey(table.name, name)] = index;
+}
+
+/** `` `n` > 0 `` → `n > 0`: backticks around plain names are dropped, as models write them. */
+export function checkExpression(clause: string): string {
+  const unquoted = clause.replace(/('(?:[^'\\]|''|\\.)*')|`([A-Za-z_][A-Za-z0-9_]*)`/g, (whole, str: string | undefined, name: string | undefined) => str ?? name ?? whole);
+  return normalizeSqlText(unquoted);
+}

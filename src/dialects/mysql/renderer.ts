@@ -1,0 +1,148 @@
+import type { CheckConstraintIR, ColumnIR, DefaultIR, ForeignKeyIR, IndexIR, SchemaIR, UniqueConstraintIR } from '../../schema/ir.js';
+import { unknownTable } from '../../schema/schema-io.js';
+import { mysqlQuoting as q } from './quoting.js';
+
+/**
+ * MySQL / MariaDB DDL from the schema IR, the same text for both: CREATE TABLE (columns with
+ * types, collations, defaults, AUTO_INCREMENT and comments; primary key; unique and check
+ * constraints), then CREATE INDEX, then foreign keys as `ALTER TABLE ... ADD CONSTRAINT` once
+ * every table exists. Index attributes MySQL has no syntax for (`where`, `include`,
+ * `with_params`, `tablespace`, `nulls_not_distinct`, NULLS order) are not rendered; `fulltext`
+ * and `spatial` methods become `CREATE FULLTEXT|SPATIAL INDEX`, others `USING <method>`.
+ */
+export function renderMysqlSchema(ir: SchemaIR): string[] {
+  const keys = Object.keys(ir.tables)
+    .sort()
+    .filter((k) => ir.tables[k]!.object_type === 'table');
+  return [...keys.map((k) => createTable(ir, k)), ...keys.flatMap((k) => tableIndexes(ir, k)), ...keys.flatMap((k) => tableForeignKeys(ir, k))];
+}
+
+/** One table, its indexes and foreign keys (`mtool snapshot TABLE`). */
+export function renderMysqlTable(ir: SchemaIR, tableKey: string): string[] {
+  if (!ir.tables[tableKey]) throw unknownTable(ir, tableKey);
+  return [createTable(ir, tableKey), ...tableIndexes(ir, tableKey), ...tableForeignKeys(ir, tableKey)];
+}
+
+function constraintsOf(ir: SchemaIR, key: string) {
+  return Object.keys(ir.constraints)
+    .sort()
+    .map((k) => ir.constraints[k]!)
+    .filter((c) => c.table === key);
+}
+
+export function createTable(ir: SchemaIR, key: string): string {
+  const table = ir.tables[key]!;
+  const lines = Object.values(table.columns)
+    .sort((a, b) => a.position - b.position)
+    .map((c) => `  ${columnDefinition(c)}`);
+  if (table.primary_key.length > 0) lines.push(`  PRIMARY KEY (${table.primary_key.map((c) => q.ident(c)).join(', ')})`);
+  for (const c of constraintsOf(ir, key)) {
+    if (c.kind === 'unique') lines.push(`  ${uniqueClause(c)}`);
+    else if (c.kind === 'check') lines.push(`  ${checkClause(c)}`);
+  }
+  const comment = table.comment !== null ? ` COMMENT=${q.literal(table.comment)}` : '';
+  return `CREATE TABLE ${q.ident(table.name)} (\n${lines.join(',\n')}\n)${comment}`;
+}
+
+/** `` `name` type [COLLATE ..] [NOT NULL|NULL] [AUTO_INCREMENT|DEFAULT ..|GENERATED ..] [ON UPDATE ..] [COMMENT ..] ``. */
+export function columnDefinition(c: ColumnIR): string {
+  const parts = [q.ident(c.name), c.my_column?.native_type ?? portableType(c)];
+  if (c.my_column?.collation) parts.push(`COLLATE ${c.my_column.collation}`);
+  const generated = c.attrs?.generated as { kind: string; expression: string } | undefined;
+  if (generated) parts.push(`GENERATED ALWAYS AS (${generated.expression}) ${generated.kind === 'stored' ? 'STORED' : 'VIRTUAL'}`);
+  // MariaDB takes no NULL/NOT NULL on a generated column.
+  if (!generated) parts.push(c.nullable ? 'NULL' : 'NOT NULL');
+  if (c.autoincrement) parts.push('AUTO_INCREMENT');
+  else if (c.default && !generated) parts.push(`DEFAULT ${defaultSql(c.default)}`);
+  const onUpdate = c.attrs?.on_update as string | undefined;
+  if (onUpdate) parts.push(`ON UPDATE ${onUpdate}`);
+  if (c.comment !== null) parts.push(`COMMENT ${q.literal(c.comment)}`);
+  return parts.join(' ');
+}
+
+/** Literals through the quoting module; `CURRENT_TIMESTAMP[(n)]` bare; other expressions in parentheses (MySQL 8.0.13+ requires them). */
+export function defaultSql(d: Exclude<DefaultIR, null>): string {
+  if (d.kind === 'literal') return q.literal(d.value);
+  return /^(?:CURRENT_TIMESTAMP|LOCALTIMESTAMP|NOW)(?:\(\d*\))?$/i.test(d.sql) ? d.sql : `(${d.sql})`;
+}
+
+function portableType(c: ColumnIR): string {
+  if (c.raw) return c.type;
+  const p = c.precision !== undefined ? `(${c.precision}${c.scale !== undefined ? `,${c.scale}` : ''})` : '';
+  switch (c.type) {
+    case 'integer':
+      return 'int';
+    case 'biginteger':
+      return 'bigint';
+    case 'varchar':
+      return `varchar(${c.length ?? 255})`;
+    case 'boolean':
+      return 'tinyint(1)';
+    case 'timestamp':
+      return `${c.timezone ? 'timestamp' : 'datetime'}${c.precision !== undefined ? `(${c.precision})` : ''}`;
+    case 'numeric':
+      return `decimal${p}`;
+    case 'float':
+      return 'double';
+    case 'bytes':
+      return 'blob';
+    case 'uuid':
+      return 'char(36)';
+    case 'enum':
+      return c.enum_values ? `enum(${c.enum_values.map((v) => q.literal(v)).join(',')})` : 'text';
+    default:
+      return 'text';
+  }
+}
+
+export function uniqueClause(c: UniqueConstraintIR): string {
+  return `CONSTRAINT ${q.ident(c.name)} UNIQUE (${c.columns.map((x) => q.ident(x)).join(', ')})`;
+}
+
+export function checkClause(c: CheckConstraintIR): string {
+  return `CONSTRAINT ${q.ident(c.name)} CHECK (${c.expression})`;
+}
+
+function tableIndexes(ir: SchemaIR, key: string): string[] {
+  return Object.keys(ir.indexes)
+    .sort()
+    .map((k) => ir.indexes[k]!)
+    .filter((i) => i.table === key)
+    .map((i) => createIndex(ir, i));
+}
+
+/** `CREATE [UNIQUE|FULLTEXT|SPATIAL] INDEX ... ON ... (col(prefix) DESC, (expr)) [USING method]`. */
+export function createIndex(ir: SchemaIR, index: IndexIR): string {
+  const table = ir.tables[index.table];
+  const prefixes = (index.attrs?.prefix_lengths as Record<string, number> | undefined) ?? {};
+  const cols = index.columns.map((entry) => {
+    let text = table?.columns[entry] ? q.ident(entry) : `(${entry})`;
+    if (prefixes[entry] !== undefined) text += `(${prefixes[entry]})`;
+    if (index.column_sorting[entry]?.order === 'desc') text += ' DESC';
+    return text;
+  });
+  const special = index.using === 'fulltext' || index.using === 'spatial';
+  const kind = special ? `${index.using!.toUpperCase()} ` : index.unique ? 'UNIQUE ' : '';
+  const using = index.using && !special ? ` USING ${index.using.toUpperCase()}` : '';
+  return `CREATE ${kind}INDEX ${q.ident(index.name)} ON ${q.ident(index.table)} (${cols.join(', ')})${using}`;
+}
+
+function tableForeignKeys(ir: SchemaIR, key: string): string[] {
+  return constraintsOf(ir, key)
+    .filter((c): c is ForeignKeyIR => c.kind === 'foreign_key')
+    .map((fk) => addForeignKey(fk));
+}
+
+/** Table keys `db.table` (another database) are written qualified. */
+function refName(key: string): string {
+  const dot = key.indexOf('.');
+  return dot > 0 ? q.qualified(key.slice(0, dot), key.slice(dot + 1)) : q.ident(key);
+}
+
+/** `ALTER TABLE ... ADD CONSTRAINT ... FOREIGN KEY (...) REFERENCES ... [ON DELETE ..] [ON UPDATE ..]` (MySQL has no DEFERRABLE). */
+export function addForeignKey(fk: ForeignKeyIR): string {
+  let sql = `ALTER TABLE ${q.ident(fk.table)} ADD CONSTRAINT ${q.ident(fk.name)} FOREIGN KEY (${fk.columns.map((c) => q.ident(c)).join(', ')}) REFERENCES ${refName(fk.ref_table)} (${fk.ref_columns.map((c) => q.ident(c)).join(', ')})`;
+  if (fk.on_delete !== 'NO ACTION') sql += ` ON DELETE ${fk.on_delete}`;
+  if (fk.on_update !== 'NO ACTION') sql += ` ON UPDATE ${fk.on_update}`;
+  return sql;
+}
