@@ -5,6 +5,9 @@ import { MtoolError } from '../../errors.js';
 import { parseMigrationFile, type MigrationFile } from '../../parser/migration-file.js';
 import { classifyMigrationName, type MigrationName } from '../../parser/migration-name.js';
 
+/** Files read at once by {@link readMigrationDirectory}. */
+const READ_CONCURRENCY = 32;
+
 export interface MigrationDirectoryOptions {
   database: string;
   dialect: SplitDialect;
@@ -74,11 +77,18 @@ export async function scanMigrationNames(dir: string, database: string): Promise
  */
 export async function readMigrationDirectory(dir: string, options: MigrationDirectoryOptions): Promise<MigrationFile[]> {
   const names = await scanMigrationNames(dir, options.database);
-  return Promise.all(
-    names.map(async ({ filename }) => {
+  const files = new Array<MigrationFile>(names.length);
+  let next = 0;
+  // A bounded number of reads in flight: a folder of thousands of files must not hit EMFILE.
+  const worker = async (): Promise<void> => {
+    while (next < names.length) {
+      const index = next++;
+      const { filename } = names[index];
       const path = join(dir, filename);
       const content = await readFile(path);
-      return parseMigrationFile({ filename, path, content, database: options.database, dialect: options.dialect });
-    }),
-  );
+      files[index] = parseMigrationFile({ filename, path, content, database: options.database, dialect: options.dialect });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, names.length) }, worker));
+  return files;
 }
