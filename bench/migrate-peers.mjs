@@ -4,20 +4,24 @@
 // own CLI sending the same statements in one go, on PostgreSQL, MariaDB and SQLite, in one run.
 //
 //   node bench/migrate-peers.mjs [--engines postgresql,mariadb,sqlite] [--tools floor,dbmate,node-pg-migrate,knex,mtool]
-//                                [--count 1000] [--reps 5] [--apply-reps 3] [--keep]
+//                                [--count 1000] [--reps 5] [--apply-reps 3] [--keep] [--profile]
+//
+// --profile: after the measured runs, one more mtool apply on a fresh database and one no-op run,
+// under `node --cpu-prof`, and the top costs of each (profiles kept in bench/.work/profiles).
 //
 // Every tool gets its own fresh database per apply run, its own project folder under
 // bench/.work/<engine>/<tool>, and records its own tracking table. After each apply the bench counts
 // the t_* tables and the tracking rows, so a tool cannot pass by doing less. Exit code 1 when a
 // target is missed or a tool failed.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, hostname } from 'node:os';
+import { cpus, hostname, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { postgresql, mariadb, sqlite } from './peers/engines.mjs';
 import { runChecked } from './peers/run-timed.mjs';
 import { summarize, printEngine } from './peers/report.mjs';
+import { formatProfile } from './peers/cpu-profile-summary.mjs';
 import floor from './peers/tools/floor.mjs';
 import dbmate from './peers/tools/dbmate.mjs';
 import nodePgMigrate from './peers/tools/node-pg-migrate.mjs';
@@ -35,6 +39,7 @@ const { values: opts } = parseArgs({
     reps: { type: 'string', default: '5' },
     'apply-reps': { type: 'string', default: '3' },
     keep: { type: 'boolean', default: false },
+    profile: { type: 'boolean', default: false },
   },
 });
 const count = Number(opts.count);
@@ -118,13 +123,34 @@ async function measureEngine(engine, engineTools) {
     }
   }
   for (const state of live()) await attempt(state, 'check after no-op/status', () => verify(state, 'after no-op and status'));
+  const mtoolState = live().find((s) => s.tool.name === 'mtool');
+  if (opts.profile && mtoolState) await attempt(mtoolState, 'profile', () => profileMtool(engine, mtoolState));
   for (const state of states) {
     if (state.db && !opts.keep) await engine.drop(state.db).catch((error) => log(`  could not drop ${state.db.name}: ${error.message}`));
   }
   return Object.fromEntries(states.map((s) => [s.tool.name, s.row]));
 }
 
+/** Runs mtool's apply (on a fresh database) and a no-op under `--cpu-prof` and prints the top costs. */
+async function profileMtool(engine, state) {
+  const dir = join(workDir, 'profiles', engine.id);
+  rmSync(dir, { recursive: true, force: true });
+  const profiled = (command, name) => ({
+    ...command,
+    args: ['--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-name', `${name}.cpuprofile`, ...command.args],
+  });
+  await engine.drop(state.db);
+  state.db = await engine.create(state.dbName);
+  for (const [name, command] of [['apply', state.commands.apply], ['noop', state.commands.noop]]) {
+    const run = await runChecked(profiled(command, name), `mtool ${name} (profiled)`);
+    profileLines.push(`\n${engine.label}: mtool ${name} under --cpu-prof took ${run.ms.toFixed(0)} ms wall`);
+    profileLines.push(...formatProfile(join(dir, `${name}.cpuprofile`), 12));
+  }
+}
+
+const profileLines = [];
 const started = Date.now();
+const startLoad = loadavg().map((l) => l.toFixed(1)).join(' ');
 const results = {};
 const targetLines = [];
 for (const engine of engines) {
@@ -134,10 +160,12 @@ for (const engine of engines) {
   targetLines.push(...printEngine(engine.label, results[engine.id], { count, reps, applyReps }, print));
 }
 
+for (const line of profileLines) print(line);
 print('');
 for (const line of targetLines) print(line.text);
 const seconds = ((Date.now() - started) / 1000).toFixed(0);
-print(`\n${new Date().toISOString()} on ${hostname()}, ${cpus().length} cores, Node ${process.version}; bench took ${seconds} s`);
+const load = loadavg().map((l) => l.toFixed(1)).join(' ');
+print(`\n${new Date().toISOString()} on ${hostname()}, ${cpus().length} cores, Node ${process.version}; bench took ${seconds} s; load average at start ${startLoad}, at end ${load}`);
 
 mkdirSync(join(benchDir, 'results'), { recursive: true });
 const resultFile = join(benchDir, 'results', `migrate-peers-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
