@@ -77,9 +77,8 @@ describe('databaseConfig and the class form', () => {
   it('recognises subclasses by the brand, also from another copy of mtool, but not the base or plain classes', () => {
     class Mine extends MtoolDatabase {}
     // What another copy's MtoolDatabase looks like: a class carrying the same global brand.
-    class OtherCopyBase {
-      static readonly [Symbol.for('mtool.database')] = true;
-    }
+    class OtherCopyBase {}
+    Object.defineProperty(OtherCopyBase, Symbol.for('mtool.database'), { value: true });
     class Foreign extends OtherCopyBase {}
     class Deeper extends Foreign {}
     expect([Mine, Foreign, Deeper].map(isDatabaseClass)).toEqual([true, true, true]);
