@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import type { Piscina as PiscinaPool } from 'piscina';
 import { MtoolError, type ErrorCode, ERROR_CODES } from '../errors.js';
 import type { MigrationFile } from '../parser/migration-file.js';
-import type { ParseTask, ParseTaskResult } from './parse-task.js';
+import { unpackFiles, type ParseTask, type ParseTaskResult } from './parse-task.js';
 
 /**
  * The worker pool for large migration folders. Imported only by `loadMigrations` once a folder
@@ -43,7 +43,7 @@ export async function parseInPool(input: ParseTask): Promise<MigrationFile[]> {
         const code = (result.error.code in ERROR_CODES ? result.error.code : 'MTOOL_INTERNAL') as ErrorCode;
         throw new MtoolError(code, result.error.message, { database: result.error.database });
       }
-      files.push(...result.files);
+      for (const file of unpackFiles(result.packed)) files.push(file);
     }
     return files;
   } finally {

@@ -1,0 +1,32 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { MODULE_TRACE, runMtool } from '../support/cli.js';
+import { TestProject, explain, migration } from './support/project.js';
+
+/** DESIGN.md section 5: `mtool status` on SQLite loads no other driver, no worker pool, no metrics. */
+const OTHERS = ['pg', 'pg-query-stream', 'mysql2', '@clickhouse/client', 'chdb', 'piscina', 'undici', 'prom-client'];
+
+let project: TestProject;
+let traceDir: string;
+beforeAll(async () => {
+  traceDir = await mkdtemp(join(tmpdir(), 'mtool-engine-trace-'));
+  project = await TestProject.create([{ name: 'app', type: 'sqlite', url: 'sqlite:///app.db' }]);
+  await project.write('app__0001_t.sql', migration(['CREATE TABLE t (id integer primary key)'], ['DROP TABLE t']));
+  const result = await project.run(['migrate']);
+  expect(result.code, explain(result)).toBe(0);
+});
+afterAll(async () => {
+  await project?.dispose();
+  await rm(traceDir, { recursive: true, force: true });
+});
+
+it.each([[['status']], [['migrate']], [['history']], [['lock-status']]])('mtool %j on SQLite loads better-sqlite3 and nothing heavier', async (args) => {
+  const trace = join(traceDir, `${args.join('-')}.txt`);
+  const result = await runMtool(args, { cwd: project.dir, nodeArgs: ['--import', MODULE_TRACE], env: { MTOOL_MODULE_TRACE: trace } });
+  expect(result.code, explain(result)).toBe(0);
+  const modules = (await readFile(trace, 'utf8')).split('\n').filter(Boolean);
+  expect(modules.some((m) => m.includes('/node_modules/better-sqlite3/'))).toBe(true);
+  expect(OTHERS.filter((name) => modules.some((m) => m.includes(`/node_modules/${name}/`)))).toEqual([]);
+});
