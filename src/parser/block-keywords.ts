@@ -40,15 +40,30 @@ interface Entry {
   readonly first: number;
   readonly code: number;
 }
-/** Buckets by word length, so most words are rejected by one array read. */
-export type KeywordTable = readonly (readonly Entry[] | undefined)[];
+/** Entries bucketed by word length. */
+type Buckets = readonly (readonly Entry[] | undefined)[];
+
+/**
+ * Keywords by length, plus a filter: bit `(first letter & 31)` of `mask[length]` is set when
+ * some keyword of that length starts with that letter. The scanner tests the mask inline, so
+ * nearly every word is rejected without a call.
+ */
+export interface KeywordTable {
+  readonly buckets: Buckets;
+  readonly mask: Uint32Array;
+}
+
+/** Longest word the mask covers; longer words are never keywords here ("deterministic" is 13). */
+export const MAX_KEYWORD_LENGTH = 15;
 
 function table(words: Record<string, number>): KeywordTable {
   const buckets: Entry[][] = [];
+  const mask = new Uint32Array(MAX_KEYWORD_LENGTH + 1);
   for (const [word, code] of Object.entries(words)) {
     (buckets[word.length] ??= []).push({ word, first: word.charCodeAt(0), code });
+    mask[word.length] |= 1 << (word.charCodeAt(0) & 31);
   }
-  return buckets;
+  return { buckets, mask };
 }
 
 const MYSQL = table({
@@ -91,7 +106,7 @@ export function keywordTable(mode: BlockMode): KeywordTable {
  * a letter that way, so no false match is possible.
  */
 export function keywordCode(tbl: KeywordTable, sql: string, start: number, len: number): number {
-  const bucket = len < tbl.length ? tbl[len] : undefined;
+  const bucket = len < tbl.buckets.length ? tbl.buckets[len] : undefined;
   if (bucket === undefined) return K_OTHER;
   const c0 = sql.charCodeAt(start) | 0x20;
   for (let b = 0; b < bucket.length; b++) {

@@ -36,9 +36,23 @@ export class BlockTracker {
   #headerWords = 0;
   /** MySQL: an END whose kind (END IF, END LOOP ...) depends on the next token. */
   #pendingEnd = false;
+  /** Something was recorded since the last reset. */
+  #touched = false;
+  /**
+   * True while tokens that are not keywords cannot change anything, so the scanner may skip
+   * calling {@link word} for them and {@link punct} altogether. Most tokens of most statements
+   * are skipped that way, which matters on large scripts.
+   */
+  idle: boolean;
 
   constructor(mode: BlockMode) {
     this.#mode = mode;
+    this.idle = this.#idleAtStart();
+  }
+
+  /** SQLite and MySQL must see the first tokens of every statement; PostgreSQL waits for a keyword. */
+  #idleAtStart(): boolean {
+    return this.#mode === 'pg-atomic' || this.#mode === 'none';
   }
 
   /** Blocks open now (after resolving a pending END only when `resolve` is called). */
@@ -53,7 +67,10 @@ export class BlockTracker {
 
   /** Forget everything: a new statement begins. */
   reset(): void {
-    this.#stack.length = 0;
+    if (!this.#touched) return;
+    this.#touched = false;
+    this.idle = this.#idleAtStart();
+    if (this.#stack.length > 0) this.#stack.length = 0;
     this.#outerStart = -1;
     this.#tokens = 0;
     this.#firstKw = K_OTHER;
@@ -71,6 +88,7 @@ export class BlockTracker {
    * (MySQL's `REPEAT(` is the string function, not the loop).
    */
   word(kw: number, start: number, parenFollows: boolean): void {
+    this.#touched = true;
     const t = this.#tokens++;
     if (this.#pendingEnd) {
       this.#pendingEnd = false;
@@ -79,6 +97,7 @@ export class BlockTracker {
         // `END IF` is complete: what follows it cannot be a statement start until the `;`.
         this.#prev = K_OTHER;
         this.#prevStart = start;
+        this.#updateIdle();
         return;
       }
       this.#closeBare();
@@ -115,6 +134,30 @@ export class BlockTracker {
     }
     this.#prev = kw;
     this.#prevStart = start;
+    this.#updateIdle();
+  }
+
+  /**
+   * PostgreSQL only needs to see what follows BEGIN. SQLite and MySQL need the first words of
+   * a statement (CREATE [TEMP] TRIGGER, CREATE ... PROCEDURE, BEGIN NOT ATOMIC); MySQL then
+   * needs every token of a stored program, because IF opens a block only where a statement
+   * can start.
+   */
+  #updateIdle(): void {
+    switch (this.#mode) {
+      case 'pg-atomic':
+        this.idle = this.#prev !== K_BEGIN;
+        break;
+      case 'sqlite-trigger':
+        this.idle = this.#tokens > 0 && !this.#header;
+        break;
+      case 'mysql':
+        this.idle = this.#tokens > 2 && !this.#header && !this.#routine && !this.#pendingEnd;
+        break;
+      case 'none':
+        this.idle = true;
+        break;
+    }
   }
 
   #mysqlWord(kw: number, start: number, t: number, parenFollows: boolean): void {
@@ -169,6 +212,7 @@ export class BlockTracker {
 
   /** A punctuation, string or quoted-identifier token (`code` is a P_* value). */
   punct(code: number, start: number): void {
+    this.#touched = true;
     if (this.#pendingEnd) {
       this.#pendingEnd = false;
       this.#closeBare();
@@ -179,6 +223,7 @@ export class BlockTracker {
     }
     this.#prev = code;
     this.#prevStart = start;
+    this.#updateIdle();
   }
 
   /**

@@ -55,3 +55,20 @@ describe('splitStatements options and errors', () => {
     expect(splitStatements('SELECT $1; SELECT $2::int;', { dialect: 'postgresql' }).map((s) => s.text)).toEqual(['SELECT $1', 'SELECT $2::int']);
   });
 });
+
+describe('splitStatements block detection needs the first words', () => {
+  it('does not take a SQLite trigger header that follows other tokens for a trigger', () => {
+    // `(SELECT ...)`: the first token is punctuation, so `create trigger` later is not a header.
+    const sql = 'SELECT 1 AS begin_x; (SELECT 2); CREATE TRIGGER t AFTER INSERT ON x BEGIN SELECT 1; END; SELECT 3;';
+    expect(splitStatements(sql, { dialect: 'sqlite' }).map((s) => s.text)).toEqual([
+      'SELECT 1 AS begin_x', '(SELECT 2)', 'CREATE TRIGGER t AFTER INSERT ON x BEGIN SELECT 1; END', 'SELECT 3',
+    ]);
+  });
+
+  it('sees CREATE as the first word of a MySQL statement only', () => {
+    const sql = "SELECT 'create' AS x, create_time FROM t; CREATE PROCEDURE p() BEGIN SELECT 1; END; SELECT 2;";
+    expect(splitStatements(sql, { dialect: 'mysql' }).map((s) => s.text)).toEqual([
+      "SELECT 'create' AS x, create_time FROM t", 'CREATE PROCEDURE p() BEGIN SELECT 1; END', 'SELECT 2',
+    ]);
+  });
+});

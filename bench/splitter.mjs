@@ -1,0 +1,178 @@
+#!/usr/bin/env node
+/**
+ * Throughput of mtool's SQL splitter against dbgate-query-splitter on a deterministic 20 MB
+ * PostgreSQL script: plain statements, strings with `;`, E'' strings with \' escapes, $$ and
+ * $tag$ bodies holding `;`, line / block / nested block comments holding `;`, quoted
+ * identifiers, BEGIN ATOMIC bodies and non-ASCII text. The statements are known by
+ * construction, so mtool's output is checked text for text, not only counted.
+ *
+ * PASS when mtool returns exactly the expected statements and is at least 10x faster.
+ *
+ *   node bench/splitter.mjs [megabytes=20] [--json]
+ * Exit code 0 on PASS, 1 on FAIL.
+ *
+ * Uses the built splitter (dist/parser/split-statements.js). When dist is missing or older than
+ * src/parser, it runs `npx tsc -p tsconfig.json`; if that fails (someone's half-written file),
+ * it bundles src/parser with esbuild into bench/.work/ instead and says so.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const TARGET_RATIO = 10;
+const megabytes = Number(process.argv.slice(2).find((a) => /^\d+(\.\d+)?$/.test(a)) ?? 20);
+const json = process.argv.includes('--json');
+const root = fileURLToPath(new URL('..', import.meta.url));
+const log = (line) => process.stderr.write(`${line}\n`);
+
+/** Import the built splitter, building it first when needed. */
+async function loadSplitter() {
+  const built = `${root}dist/parser/split-statements.js`;
+  const sourceDir = `${root}src/parser`;
+  const newestSource = Math.max(...readdirSync(sourceDir).map((f) => statSync(`${sourceDir}/${f}`).mtimeMs));
+  if (!existsSync(built) || statSync(built).mtimeMs < newestSource) {
+    log('bench/splitter: dist is missing or stale; building with npx tsc -p tsconfig.json');
+    const tsc = spawnSync('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: root, encoding: 'utf8' });
+    if (tsc.status !== 0) {
+      log('bench/splitter: tsc failed (errors outside src/parser?); FALLBACK: bundling src/parser/split-statements.ts with esbuild');
+      log(tsc.stdout.split('\n').slice(0, 5).join('\n'));
+      mkdirSync(`${root}bench/.work`, { recursive: true });
+      const out = `${root}bench/.work/splitter.mjs`;
+      const esb = spawnSync('npx', ['esbuild', 'src/parser/split-statements.ts', '--bundle', '--platform=node', '--format=esm', `--outfile=${out}`, '--log-level=warning'], { cwd: root, encoding: 'utf8' });
+      if (esb.status !== 0) throw new Error(`esbuild failed: ${esb.stderr}`);
+      return { ...(await import(pathToFileURL(out).href)), source: 'esbuild bundle (bench/.work/splitter.mjs)' };
+    }
+  }
+  return { ...(await import(pathToFileURL(built).href)), source: 'dist/parser/split-statements.js' };
+}
+
+/** mulberry32: a small seeded generator, so every run splits the same script. */
+function random(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Statement makers: each returns the statement's text exactly as the splitter must return it. */
+const MAKERS = [
+  (n) => `INSERT INTO events (id, kind, payload) VALUES (${n}, 'plain', '{"n": ${n}}')`,
+  (n) => `UPDATE accounts SET note = 'paid; thanks; it''s done #${n}' WHERE id = ${n}`,
+  (n) => `SELECT E'it\\'s; escaped \\\\ path; n=${n}', e'tab\\t;'`,
+  (n) => `CREATE FUNCTION f_${n}(a int) RETURNS int AS $$\nBEGIN\n  RETURN a + ${n}; -- inner; comment\nEND;\n$$ LANGUAGE plpgsql`,
+  (n) => `DO $body_${n % 97}$\nBEGIN\n  PERFORM 1; RAISE NOTICE 'done; %', ${n};\n  -- $$ is not the end here;\nEND\n$body_${n % 97}$`,
+  (n) => `SELECT a /* block; comment */ + b /* outer /* nested; */ still; */ FROM "odd;name" WHERE "x""y;" = ${n}`,
+  (n) => `CREATE TABLE "tbl;${n}" ("col;a" int, "it's" text, b text DEFAULT 'x;y')`,
+  (n) => `INSERT INTO i18n VALUES (${n}, 'héllo; wörld; 日本語; 😀')`,
+  (n) => `CREATE FUNCTION g_${n}(a int) RETURNS int LANGUAGE sql\nBEGIN ATOMIC\n  SELECT CASE WHEN a > ${n} THEN 1 ELSE 0 END;\n  SELECT a;\nEND`,
+  (n) => `SELECT count(*)\n  FROM orders o -- line comment; with 'quote\n  JOIN users u ON u.id = o.user_id\n WHERE o.total > $1 AND o.id <> ${n}`,
+];
+
+/** Comments and whitespace between statements: never statements themselves. */
+const GAPS = ['\n', '\n\n', '\n-- between statements; it\'s a comment\n', '\n/* gap; /* nested; */ */\n', ' ', '\n;\n'];
+
+function generate(targetBytes) {
+  const next = random(20240611);
+  const parts = [];
+  const expected = [];
+  let bytes = 0;
+  for (let n = 0; bytes < targetBytes; n++) {
+    const text = MAKERS[Math.floor(next() * MAKERS.length)](n);
+    const gap = GAPS[Math.floor(next() * GAPS.length)];
+    const piece = `${text};${gap}`;
+    parts.push(piece);
+    expected.push(text);
+    bytes += Buffer.byteLength(piece, 'utf8');
+  }
+  return { sql: parts.join(''), expected, bytes };
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+/**
+ * Times the splitters in turns (one run of each per repetition), so load on a shared machine
+ * hits both alike. Reports median wall time and median process CPU time per splitter.
+ */
+function timeInTurns(fns, runs) {
+  for (const fn of fns) fn(); // warm-up: JIT and string flattening should not count against either
+  const wall = fns.map(() => []);
+  const cpu = fns.map(() => []);
+  const results = [];
+  for (let r = 0; r < runs; r++) {
+    fns.forEach((fn, k) => {
+      const c0 = process.cpuUsage();
+      const t0 = process.hrtime.bigint();
+      results[k] = fn();
+      wall[k].push(Number(process.hrtime.bigint() - t0) / 1e6);
+      const c = process.cpuUsage(c0);
+      cpu[k].push((c.user + c.system) / 1000);
+    });
+  }
+  return fns.map((_, k) => ({ ms: median(wall[k]), cpuMs: median(cpu[k]), result: results[k] }));
+}
+
+const { splitStatements, source } = await loadSplitter();
+const require = createRequire(import.meta.url);
+const { splitQuery, postgreSplitterOptions } = require('dbgate-query-splitter');
+
+const { sql, expected, bytes } = generate(megabytes * 1e6);
+const mb = bytes / 1e6;
+log(`bench/splitter: ${mb.toFixed(1)} MB, ${expected.length} statements; mtool splitter from ${source}`);
+
+const RUNS = 7;
+const [mtool, dbgate] = timeInTurns([() => splitStatements(sql, { dialect: 'postgresql' }), () => splitQuery(sql, postgreSplitterOptions)], RUNS);
+
+let firstMismatch = -1;
+for (let k = 0; k < expected.length; k++) {
+  if (mtool.result[k]?.text !== expected[k]) {
+    firstMismatch = k;
+    break;
+  }
+}
+const exact = mtool.result.length === expected.length && firstMismatch < 0;
+
+// Typical migration file size: what one split costs, to place the worker-pool threshold.
+const small = generate(10_000);
+const [perFile] = timeInTurns([() => splitStatements(small.sql, { dialect: 'postgresql' })], 201);
+
+const mtoolMBs = mb / (mtool.ms / 1000);
+const dbgateMBs = mb / (dbgate.ms / 1000);
+const ratio = mtoolMBs / dbgateMBs;
+const cpuRatio = dbgate.cpuMs / mtool.cpuMs;
+const pass = exact && ratio >= TARGET_RATIO;
+
+const report = {
+  megabytes: Number(mb.toFixed(2)),
+  expectedStatements: expected.length,
+  mtool: { ms: Number(mtool.ms.toFixed(1)), cpuMs: Number(mtool.cpuMs.toFixed(1)), mbPerSecond: Number(mtoolMBs.toFixed(1)), statements: mtool.result.length, exact },
+  dbgate: { ms: Number(dbgate.ms.toFixed(1)), cpuMs: Number(dbgate.cpuMs.toFixed(1)), mbPerSecond: Number(dbgateMBs.toFixed(1)), statements: dbgate.result.length },
+  ratio: Number(ratio.toFixed(1)),
+  cpuRatio: Number(cpuRatio.toFixed(1)),
+  tenKilobyteFileMicroseconds: Number((perFile.ms * 1000).toFixed(1)),
+  splitterSource: source,
+  pass,
+};
+
+if (json) {
+  process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+} else {
+  const row = (name, t, rate, count) => `${name.padEnd(24)} ${t.ms.toFixed(1).padStart(9)} ms wall ${t.cpuMs.toFixed(1).padStart(9)} ms cpu ${rate.toFixed(1).padStart(9)} MB/s ${String(count).padStart(9)} statements`;
+  console.log(`SQL splitter, PostgreSQL script of ${mb.toFixed(1)} MB, ${expected.length} statements by construction (median of ${RUNS} runs, splitters in turns)`);
+  console.log(row('mtool', mtool, mtoolMBs, mtool.result.length) + (exact ? '  (exact, text for text)' : `  (WRONG: first mismatch at #${firstMismatch})`));
+  console.log(row('dbgate-query-splitter', dbgate, dbgateMBs, dbgate.result.length) + (dbgate.result.length === expected.length ? '' : `  (expected ${expected.length})`));
+  console.log(`ratio: ${ratio.toFixed(1)}x by wall time (target >= ${TARGET_RATIO}x), ${cpuRatio.toFixed(1)}x by CPU time`);
+  console.log(`one 10 KB migration file: ${(perFile.ms * 1000).toFixed(0)} µs per split`);
+  console.log('splitting is pure and synchronous (string in, array out, no I/O, no shared state): it can run in a worker thread as is.');
+  if (firstMismatch >= 0) console.log(`first mismatch: expected ${JSON.stringify(expected[firstMismatch])}, got ${JSON.stringify(mtool.result[firstMismatch]?.text)}`);
+  console.log(`${pass ? 'PASS' : 'FAIL'}: exact statement count and text ${exact ? 'yes' : 'NO'}, speed ${ratio.toFixed(1)}x ${ratio >= TARGET_RATIO ? '>=' : '<'} ${TARGET_RATIO}x dbgate-query-splitter`);
+}
+process.exitCode = pass ? 0 : 1;
