@@ -1,0 +1,193 @@
+#!/usr/bin/env node
+/**
+ * PostgreSQL introspection time for a 500-table schema (issue 4: target under 1 s).
+ *
+ * Creates a fresh database with a random name on MTOOL_TEST_PG_URL (default
+ * postgres://postgres@127.0.0.1:5432/postgres), builds a deterministic schema of N tables
+ * (varied column types, defaults, comments, an enum, 1-3 indexes per table including partial,
+ * descending, INCLUDE and gin ones, unique and check constraints, foreign keys to earlier tables),
+ * then times `introspectPostgres` 5 times (after one warm-up) and reports the median. The IR is
+ * checked against what was created (table, column, index and constraint counts), so a fast
+ * wrong answer fails too. The database is dropped afterwards.
+ *
+ *   node bench/introspect.mjs [tables=500] [--json]
+ * Exit code 0 on PASS, 1 on FAIL.
+ *
+ * Uses the built code in dist/. When dist is missing or older than the sources it reads, it runs
+ * `npx tsc -p tsconfig.json`; if that fails (someone's half-written file elsewhere), it bundles
+ * the two modules it needs with esbuild into bench/.work/ instead and says so.
+ */
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const TARGET_MS = 1000;
+const RUNS = 5;
+const tableCount = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 500);
+const json = process.argv.includes('--json');
+const root = fileURLToPath(new URL('..', import.meta.url));
+const serverUrl = process.env.MTOOL_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const log = (line) => process.stderr.write(`${line}\n`);
+
+function newest(dir) {
+  let t = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = `${dir}/${entry.name}`;
+    t = Math.max(t, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
+  }
+  return t;
+}
+
+/** The dialect registry and the PostgreSQL introspector, built if needed. */
+async function loadModules() {
+  const built = { dialects: `${root}dist/dialects/index.js`, introspector: `${root}dist/dialects/postgresql/introspector.js` };
+  const stale = !existsSync(built.introspector) || statSync(built.introspector).mtimeMs < Math.max(newest(`${root}src/dialects`), newest(`${root}src/schema`));
+  if (stale) {
+    log('bench/introspect: dist is missing or stale; building with npx tsc -p tsconfig.json');
+    const tsc = spawnSync('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: root, encoding: 'utf8' });
+    if (tsc.status !== 0 || !existsSync(built.introspector)) {
+      log('bench/introspect: tsc failed (errors outside this area?); FALLBACK: bundling with esbuild into bench/.work/');
+      log(tsc.stdout.split('\n').slice(0, 5).join('\n'));
+      mkdirSync(`${root}bench/.work`, { recursive: true });
+      const out = {};
+      for (const [name, entry] of [['dialects', 'src/dialects/index.ts'], ['introspector', 'src/dialects/postgresql/introspector.ts']]) {
+        out[name] = `${root}bench/.work/introspect-${name}.mjs`;
+        const esb = spawnSync('npx', ['esbuild', entry, '--bundle', '--platform=node', '--format=esm', '--packages=external', `--outfile=${out[name]}`, '--log-level=warning'], { cwd: root, encoding: 'utf8' });
+        if (esb.status !== 0) throw new Error(`esbuild failed: ${esb.stderr}`);
+      }
+      return { ...(await import(pathToFileURL(out.dialects).href)), ...(await import(pathToFileURL(out.introspector).href)), source: 'esbuild bundle (bench/.work/)' };
+    }
+  }
+  return { ...(await import(pathToFileURL(built.dialects).href)), ...(await import(pathToFileURL(built.introspector).href)), source: 'dist/' };
+}
+
+/** mulberry32: a small seeded generator, so every run builds the same schema. */
+function random(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const COLUMN_KINDS = [
+  (i) => `c${i} integer DEFAULT ${i}`,
+  (i) => `c${i} bigint NOT NULL DEFAULT 0`,
+  (i) => `c${i} character varying(${20 + i}) DEFAULT 'v${i}'`,
+  (i) => `c${i} text`,
+  (i) => `c${i} boolean NOT NULL DEFAULT false`,
+  (i) => `c${i} timestamp with time zone NOT NULL DEFAULT now()`,
+  (i) => `c${i} numeric(12,${i % 4})`,
+  (i) => `c${i} jsonb`,
+  (i) => `c${i} uuid`,
+  (i) => `c${i} bench_status NOT NULL DEFAULT 'active'`,
+  (i) => `c${i} text[]`,
+  (i) => `c${i} double precision`,
+];
+
+/** Statements for the schema, plus the counts the IR must show. */
+function schema(n) {
+  const rnd = random(42);
+  const statements = [`CREATE TYPE bench_status AS ENUM ('active', 'paused', 'gone')`];
+  const expected = { tables: n, columns: 0, indexes: 0, constraints: 0 };
+  for (let t = 0; t < n; t++) {
+    const name = `t${String(t).padStart(4, '0')}`;
+    const cols = [`id bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY`];
+    const width = 4 + Math.floor(rnd() * 9);
+    for (let i = 0; i < width; i++) cols.push(COLUMN_KINDS[Math.floor(rnd() * COLUMN_KINDS.length)](i));
+    if (t > 0) cols.push(`parent_id bigint`);
+    cols.push(`code text NOT NULL`, `CONSTRAINT uq_${name}_code UNIQUE (code)`, `CONSTRAINT ck_${name}_id CHECK (id > 0)`);
+    expected.columns += 1 + width + (t > 0 ? 1 : 0) + 1;
+    expected.constraints += 2;
+    statements.push(`CREATE TABLE ${name} (${cols.join(', ')})`);
+    statements.push(`COMMENT ON TABLE ${name} IS 'bench table ${t}'`);
+    statements.push(`COMMENT ON COLUMN ${name}.code IS 'natural key'`);
+    statements.push(`CREATE INDEX idx_${name}_c0 ON ${name} (c0)`);
+    expected.indexes += 1;
+    if (rnd() < 0.5) {
+      statements.push(`CREATE INDEX idx_${name}_code_desc ON ${name} (code DESC NULLS LAST) INCLUDE (id) WHERE id > 10`);
+      expected.indexes += 1;
+    }
+    if (rnd() < 0.3) {
+      statements.push(`CREATE INDEX idx_${name}_lower ON ${name} (lower(code))`);
+      expected.indexes += 1;
+    }
+    if (t > 0) {
+      const target = `t${String(Math.floor(rnd() * t)).padStart(4, '0')}`;
+      statements.push(`ALTER TABLE ${name} ADD CONSTRAINT fk_${name}_parent FOREIGN KEY (parent_id) REFERENCES ${target} (id) ON DELETE ${rnd() < 0.5 ? 'CASCADE' : 'SET NULL'}${rnd() < 0.2 ? ' DEFERRABLE INITIALLY DEFERRED' : ''}`);
+      expected.constraints += 1;
+    }
+  }
+  return { statements, expected };
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+async function main() {
+  const mods = await loadModules();
+  const dialect = mods.getDialect('postgresql');
+  const dbName = `mtool_bench_${randomBytes(6).toString('hex')}`;
+  const adminConn = await dialect.connect({ databaseName: 'bench-admin', url: serverUrl, root: tmpdir() });
+  await adminConn.query(`CREATE DATABASE ${dbName}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${dbName}`;
+  let conn;
+  try {
+    conn = await dialect.connect({ databaseName: 'bench', url: url.toString(), root: tmpdir() });
+    const { statements, expected } = schema(tableCount);
+    const buildStart = performance.now();
+    // The simple query protocol takes several statements per call; batches keep setup quick.
+    for (let i = 0; i < statements.length; i += 200) await conn.query(statements.slice(i, i + 200).join(';\n'));
+    log(`bench/introspect: built ${tableCount} tables (${statements.length} statements) in ${Math.round(performance.now() - buildStart)} ms; using ${mods.source}`);
+
+    await mods.introspectPostgres(conn); // warm-up: catalog caches, plans
+    const times = [];
+    let ir;
+    for (let r = 0; r < RUNS; r++) {
+      const start = performance.now();
+      ir = await mods.introspectPostgres(conn);
+      times.push(performance.now() - start);
+    }
+    const got = {
+      tables: Object.keys(ir.tables).length,
+      columns: Object.values(ir.tables).reduce((n, t) => n + Object.keys(t.columns).length, 0),
+      indexes: Object.keys(ir.indexes).length,
+      constraints: Object.keys(ir.constraints).length,
+    };
+    const correct = JSON.stringify(got) === JSON.stringify(expected);
+    const ms = median(times);
+    const pass = correct && ms < TARGET_MS;
+    const result = { bench: 'introspect-postgresql', tables: tableCount, runs: RUNS, median_ms: Math.round(ms * 10) / 10, times_ms: times.map((t) => Math.round(t * 10) / 10), target_ms: TARGET_MS, expected, got, correct, pass };
+    if (json) process.stdout.write(`${JSON.stringify(result)}\n`);
+    else {
+      process.stdout.write(`introspection of ${tableCount} PostgreSQL tables: median ${result.median_ms} ms over ${RUNS} runs (${result.times_ms.join(', ')} ms); target < ${TARGET_MS} ms\n`);
+      process.stdout.write(`IR: ${got.tables} tables, ${got.columns} columns, ${got.indexes} indexes, ${got.constraints} constraints${correct ? ' (as created)' : ` (EXPECTED ${JSON.stringify(expected)})`}\n`);
+      process.stdout.write(`${pass ? 'PASS' : 'FAIL'}\n`);
+    }
+    return pass;
+  } finally {
+    await conn?.close();
+    await adminConn.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await adminConn.close();
+    await dialect.dispose();
+  }
+}
+
+main().then(
+  (pass) => {
+    process.exitCode = pass ? 0 : 1;
+  },
+  (e) => {
+    log(`bench/introspect: ${e instanceof Error ? e.message : String(e)}`);
+    process.exitCode = 1;
+  },
+);
