@@ -267,7 +267,7 @@ function readBacktickAware(text: string): { name: string; rest: string } | undef
 export function unqualify(query: string, database: string): string {
   const esc = database.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const pattern = new RegExp(`('(?:[^'\\\\]|\\\\.)*')|(?<![\\w.\`])(?:\`${esc}\`|${esc})\\.`, 'g');
-  return query.replace(pattern, (whole, str: string | undefined) => str ?? '');
+  return query.replace(pattern, (_whole, str: string | undefined) => str ?? '');
 }
 
 function viewSpec(create: string, database: string, keyOf: (db: string, name: string) => string): ChMaterializedViewSpec {

@@ -1,6 +1,6 @@
 import { MtoolError } from '../../errors.js';
 import { autoName } from '../../schema/indexes.js';
-import { normalizeIndex, normalizeSqlText, objectKey, type ColumnIR, type ConstraintIR, type DefaultIR, type ForeignKeyIR, type ReferentialAction, type SchemaIR, type TableIR } from '../../schema/ir.js';
+import { normalizeIndex, normalizeSqlText, objectKey, type ColumnIR, type ConstraintIR, type DefaultIR, type ForeignKeyIR, type ReferentialAction, type SchemaIR } from '../../schema/ir.js';
 import { findTopLevelKeyword, matchingParen, readIdentifier, splitTopLevel } from '../../schema/ddl-scan.js';
 import { canonicalNowExpression, expressionDefault, literalDefault, readQuoted, stripOuterParens } from '../../schema/normalize-default.js';
 import { normalizeType } from '../../schema/normalize-type.js';
