@@ -97,9 +97,15 @@ export class PositionTracker {
   }
 
   #findNonAscii(from: number): number {
+    // Non-ASCII text comes in clusters (a word, a comment): look a few code units ahead in JS
+    // before paying for a regular expression call (~40x the cost of reading one code unit).
+    const sql = this.#sql;
+    const near = Math.min(from + 64, sql.length);
+    for (let k = from; k < near; k++) if (sql.charCodeAt(k) >= 0x80) return k;
+    if (near === sql.length) return near;
     const re = this.#nonAscii;
-    re.lastIndex = from;
-    return re.test(this.#sql) ? re.lastIndex - 1 : this.#sql.length;
+    re.lastIndex = near;
+    return re.test(sql) ? re.lastIndex - 1 : sql.length;
   }
 
   #find(from: number): number {

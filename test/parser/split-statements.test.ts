@@ -72,3 +72,23 @@ describe('splitStatements block detection needs the first words', () => {
     ]);
   });
 });
+
+describe('splitStatements byte offsets', () => {
+  it('match Buffer offsets when non-ASCII text is far apart, dense, or a lone surrogate', () => {
+    const pad = 'x'.repeat(300);
+    const parts = [`SELECT '${pad}é'`, `SELECT '${pad}'`, "SELECT '日本語😀😀'", `SELECT '\ud800 lone' AS ${pad}`, "SELECT 'ü'"];
+    for (const dialect of ['postgresql', 'mysql', 'sqlite', 'clickhouse'] as const) {
+      const sql = parts.join(`;\n-- ${pad}ö\n`);
+      const got = splitStatements(sql, { dialect });
+      expect(got.map((s) => s.text)).toEqual(parts);
+      const bytes = Buffer.from(sql, 'utf8');
+      let at = 0;
+      for (const s of got) {
+        at = sql.indexOf(s.text, at);
+        expect(s.offset).toBe(Buffer.byteLength(sql.slice(0, at), 'utf8'));
+        expect(s.endOffset - s.offset).toBe(Buffer.byteLength(s.text, 'utf8'));
+        if (!s.text.includes('\ud800')) expect(bytes.subarray(s.offset, s.endOffset).toString('utf8')).toBe(s.text);
+      }
+    }
+  });
+});
