@@ -63,6 +63,24 @@ describe.skipIf(!pg.reachable)('postgresql connection options', () => {
     }
   });
 
+  it('reuses one pooled session many times without piling up listeners on it', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      const url = withOptions(db.url, 'pool_size=1&max_overflow=0');
+      for (let i = 0; i < 15; i++) {
+        const conn = await connectTo('postgresql', url);
+        await conn.query('SELECT 1');
+        await conn.close();
+      }
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+  });
+
   it('bounds the wait for a session by pool_timeout when pool_size + max_overflow are in use', async () => {
     const url = withOptions(db.url, 'pool_size=1&max_overflow=0&pool_timeout=0.5');
     const held = await connectTo('postgresql', url);

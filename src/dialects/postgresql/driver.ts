@@ -159,6 +159,10 @@ class PostgresConnection implements Connection {
   /** Set when the session broke: it is then destroyed instead of returned to the pool. */
   #broken: Error | undefined;
   #inTransaction = false;
+  /** Removed on close: a pooled client outlives this connection and would collect one listener per session. */
+  readonly #onError = (e: Error): void => {
+    this.#broken = e;
+  };
 
   constructor(client: PoolClient, poolSize: number, pool: Pool, ctx: ErrorContext) {
     this.#client = client;
@@ -167,9 +171,7 @@ class PostgresConnection implements Connection {
     this.#ctx = ctx;
     this.databaseName = ctx.databaseName;
     // A held session that the server drops emits 'error'; keep it so the next call fails clearly.
-    client.on('error', (e: Error) => {
-      this.#broken = e;
-    });
+    client.on('error', this.#onError);
   }
 
   async query(sql: string): Promise<QueryResult> {
@@ -220,6 +222,7 @@ class PostgresConnection implements Connection {
     const client = this.#client;
     if (!client) return;
     this.#client = undefined;
+    client.off('error', this.#onError);
     let destroy: Error | boolean = this.#broken ?? false;
     if (!destroy) {
       try {
