@@ -81,6 +81,22 @@ describe('engine on SQLite', () => {
     expect(records.some((r) => /^lock acquired in /.test(r.message) && r.level === 'INFO')).toBe(true);
   });
 
+  it('refuses a malformed pending file before running any migration', async () => {
+    const own = await tempRoot();
+    try {
+      const entry = testEntry(own, 'app', 'sqlite', 'sqlite:///malformed.db');
+      await put(own, 'app__0001_ok.sql', migration(['CREATE TABLE ok_t (id integer)']));
+      await put(own, 'app__0002_bad.sql', "-- upgrade\nSELECT 'unterminated;\n");
+      const error = await engine.migrate(entry, { root: own, log: logger }).catch((e: unknown) => e);
+      expect((error as { code?: string }).code).toBe('MTOOL_SQL_SYNTAX');
+      expect((error as Error).message).toContain('app__0002_bad.sql');
+      expect((await engine.history(entry, { root: own, log: logger })).records).toEqual([]);
+      expect((await engine.lockStatus(entry, { root: own, log: logger })).active).toBe(false);
+    } finally {
+      await rm(own, { recursive: true, force: true });
+    }
+  });
+
   it('takes no lock and writes nothing under dry-run, and refuses a second holder with LockError', async () => {
     const entry = testEntry(root, 'app', 'sqlite', 'sqlite:///dry.db');
     const dry = await engine.migrate(entry, { root, log: logger }, { dryRun: true });

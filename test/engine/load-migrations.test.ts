@@ -41,11 +41,15 @@ describe.runIf(existsSync(built) || process.env.CI === 'true')('loadMigrations: 
     expect(main[600].directives).toEqual(['no-transaction']);
   });
 
-  it('keeps the error code and message of a malformed file', async () => {
-    const { loadMigrations } = await import(built.href);
+  it('keeps the error code and message of a malformed file (the main thread parses it on first use)', async () => {
+    const { loadMigrations, ensureParsed } = await import(built.href);
     const options = { database: 'app', dialect: 'postgresql' };
     const errors = await Promise.all(
-      [NEVER, ALWAYS].map((threshold) => loadMigrations(join(dir, 'bad'), { ...options, threshold }).catch((e: unknown) => e)),
+      [NEVER, ALWAYS].map((threshold) =>
+        loadMigrations(join(dir, 'bad'), { ...options, threshold })
+          .then((files: unknown[]) => ensureParsed(files))
+          .catch((e: unknown) => e),
+      ),
     );
     for (const error of errors) {
       expect(isMtoolError(error)).toBe(true);

@@ -5,7 +5,7 @@ import type { DatabaseEntry } from '../config/types.js';
 import type { Logger } from '../log.js';
 import { appliedBy, withLock, withSession, type DatabaseSession, type EngineRunContext } from './database-session.js';
 import { Executor, formatMs, type EngineHooks } from './executor.js';
-import { loadMigrations } from './load-migrations.js';
+import { ensureParsed, loadMigrations } from './load-migrations.js';
 import { currentVersion, planMigrate, planRollback, statusEntries, verifyApplied, type RollbackPlanOptions } from './planner.js';
 import type { HistoryResult, LockStatusResult, MigrationOutcome, MigrationRecord, RunResult, StatusResult, UnlockResult } from './types.js';
 
@@ -74,6 +74,7 @@ export async function migrate(entry: DatabaseEntry, ctx: EngineContext, options:
       const records = await session.store.records();
       verifyApplied(files, records, entry.name);
       const plan = planMigrate(files, records, entry.name, options);
+      ensureParsed([...plan.versioned, ...plan.repeatables.map((r) => r.file)]);
       const exec = executor(session, ctx, options);
       const outcomes: MigrationOutcome[] = [];
       const appliedNow: { file: MigrationFile; record: MigrationRecord }[] = [];
@@ -120,6 +121,7 @@ async function dryRun(session: DatabaseSession, files: MigrationFile[], options:
   verifyApplied(files, records, entry.name);
   const plan = planMigrate(files, records, entry.name, options);
   const steps = [...plan.versioned, ...plan.repeatables.map((r) => r.file)];
+  ensureParsed(steps);
   return {
     database: entry.name,
     databaseType: entry.type,
@@ -190,6 +192,9 @@ export async function status(entry: DatabaseEntry, ctx: EngineContext): Promise<
     const records = await readRecords(session);
     verifyApplied(files, records, entry.name);
     const entries = statusEntries(files, records);
+    // Applied files were parsed when they ran (and their checksum still matches); validate the rest.
+    const pending = new Set(entries.filter((e) => e.state === 'pending' || e.state === 'changed').map((e) => e.filename));
+    ensureParsed(files.filter((f) => pending.has(f.filename)));
     const holder = await session.lock.current();
     return {
       database: entry.name,
