@@ -54,7 +54,7 @@ export interface GeneratedModels {
   omitted: string[];
 }
 
-const SCHEMA_IMPORTS = ['col', 'table', 'index', 'foreignKey', 'pgEnum', 'sql', 'chIndex', 'materializedView', 'dictionary'] as const;
+const SCHEMA_IMPORTS = ['col', 'table', 'index', 'foreignKey', 'pgEnum', 'sql', 'chIndex', 'materializedView', 'dictionary', 'type Table'] as const;
 
 interface Unit {
   key: string;
@@ -84,7 +84,7 @@ interface Unit {
 export function generateModels(ir: SchemaIR, options: GenerateModelsOptions): GeneratedModels {
   const omitted: string[] = [];
   const keys = selectKeys(ir, options, omitted);
-  const taken = new Set<string>(SCHEMA_IMPORTS);
+  const taken = new Set<string>([...SCHEMA_IMPORTS, 'Table']);
   if (options.base) taken.add(options.base.exportName);
   const pgEnums = options.dialect === 'postgresql';
 
@@ -256,8 +256,10 @@ function foreignKeyCode(fk: Extract<ConstraintIR, { kind: 'foreign_key' }>, t: T
     const values = ctx.values;
     const key = fk.ref_table;
     const self = ctx.unit;
-    target = codeRef(`() => ${refVar}`, () => (key === self.key ? self.value : values.get(key)));
+    target = codeRef(`(): Table<{}> => ${refVar}`, () => (key === self.key ? self.value : values.get(key)));
     if (refVar !== ctx.unit.variable) ctx.unit.refs.add(refVar);
+    // The annotation breaks TypeScript's inference cycle for self and mutual references.
+    ctx.unit.uses.add('type Table');
   }
   const input: Record<string, Lit> = {
     columns: fk.columns,
