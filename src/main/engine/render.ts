@@ -43,9 +43,10 @@ export function runText(runs: readonly DatabaseRun<RunResult>[], all: boolean): 
     const verb = r.command === 'migrate' ? 'applied' : 'rolled back';
     if (r.outcomes.length === 0) return `${label(run)}: nothing to ${r.command === 'migrate' ? 'apply' : 'roll back'}, ${at}`;
     const head = `${label(run)}: ${verb} ${r.outcomes.length} migration${r.outcomes.length === 1 ? '' : 's'} in ${formatMs(r.durationMs)}, now ${at}`;
+    const width = Math.max(...r.outcomes.map((o) => o.filename.length));
     const rows = r.outcomes.map(
       (o) =>
-        `  ${ACTION_WORD[o.action].padEnd(11)} ${(o.version ?? '-').padEnd(5)} ${o.filename}${o.action === 'baselined' ? '' : `  ${formatMs(o.durationMs)}`}${o.outsideTransaction ? '  (outside a transaction)' : ''}`,
+        `  ${ACTION_WORD[o.action].padEnd(11)} ${(o.version ?? '-').padEnd(5)} ${o.action === 'baselined' ? o.filename : `${o.filename.padEnd(width)}  ${formatMs(o.durationMs)}`}${o.outsideTransaction ? '  (outside a transaction)' : ''}`,
     );
     return [head, ...rows].join('\n');
   });
