@@ -5,6 +5,7 @@
  * Values never travel as bound parameters: the old ClickHouse server rejects them, so every
  * dialect inlines literals through its quoting module and one code path serves all backends.
  */
+import type { SchemaIR } from '../schema/ir.js';
 
 export type DatabaseType = 'postgresql' | 'mysql' | 'mariadb' | 'sqlite' | 'clickhouse';
 export const DATABASE_TYPES: readonly DatabaseType[] = ['postgresql', 'mysql', 'mariadb', 'sqlite', 'clickhouse'];
@@ -99,6 +100,24 @@ export interface ServerVersion {
   raw: string;
 }
 
+/** What {@link Dialect.introspect} reads. */
+export interface IntrospectOptions {
+  /**
+   * PostgreSQL: the schema whose tables are keyed without a prefix (default: the connection's
+   * `current_schema()`, which is `pgSchema` when configured). ClickHouse: the database to read
+   * (default `currentDatabase()`). Ignored elsewhere.
+   */
+  schema?: string;
+  /** PostgreSQL: schemas to read (default: every non-system schema). */
+  schemas?: readonly string[];
+  /**
+   * Table names (bare names, or PostgreSQL keys `schema.table`) to leave out. Default: mtool's own
+   * tables (`MTOOL_TRACKING_TABLES` in src/schema/schema-io.ts); pass the configured
+   * `migrationTable`/`seedTable` names with them.
+   */
+  exclude?: readonly string[];
+}
+
 export interface Dialect {
   readonly type: DatabaseType;
   readonly splitDialect: SplitDialect;
@@ -113,4 +132,22 @@ export interface Dialect {
    * slot). Connections must be closed first. Safe to call when nothing was opened.
    */
   dispose(): Promise<void>;
+  /**
+   * Read the live schema of the connection's database (opened by this dialect's `connect`) into
+   * the schema IR, with a handful of catalog queries. The introspector module is imported on the
+   * first call.
+   * @example const ir = await dialect.introspect(conn, { exclude: ['_mtool_migrations'] });
+   */
+  introspect(conn: Connection, options?: IntrospectOptions): Promise<SchemaIR>;
+  /**
+   * Every statement that creates `ir` in an empty database, in dependency order. Pure and
+   * synchronous (no connection), so planners and workers can call it.
+   */
+  renderSchema(ir: SchemaIR): string[];
+  /**
+   * The statements of one table (create, its indexes, foreign keys, comments), for
+   * `mtool snapshot TABLE`.
+   * @throws MtoolError `MTOOL_USAGE` when `tableKey` is not in `ir`, listing the known tables.
+   */
+  renderTable(ir: SchemaIR, tableKey: string): string[];
 }

@@ -12,11 +12,13 @@ import {
   type ConstraintIR,
   type DefaultIR,
   type IndexIR,
+  type ReferentialAction,
   type SchemaIR,
   type TableIR,
 } from './ir.js';
 import { MODEL, isModel, type ColumnMap, type DictionaryModel, type EnumModel, type MaterializedViewModel, type Model, type ModelDef, type TableModel } from './model.js';
 import { clickhouseEnumType, mysqlEnumType, nativeTypeOf } from './native-types.js';
+import { normalizeClickHouseEngine, normalizeClickHouseKey } from './normalize-clickhouse.js';
 import { canonicalNativeType, normalizeType } from './normalize-type.js';
 import { isSql } from './sql.js';
 
@@ -54,6 +56,20 @@ type ObjectModel = TableModel | MaterializedViewModel | DictionaryModel;
  *   `sql\`...\`` becomes `{ kind: 'expression' }` with whitespace collapsed.
  * - Backend metadata: `pg_column`/`my_column`/`ch_column`/`sqlite_column` with the native type,
  *   identity, `collation: null`, `codec: null` (models cannot set them yet).
+ * - Foreign key actions: `restrict` is `NO ACTION` on MySQL/MariaDB (InnoDB checks both at once and
+ *   MariaDB reports an unspecified action as RESTRICT, so introspection reads both as NO ACTION).
+ * - ClickHouse: the engine always carries its argument list (`MergeTree` → `MergeTree()`);
+ *   `orderBy`/`primaryKey`/`partitionBy`/`sampleBy` go through `normalizeClickHouseKey`, the
+ *   function the introspector uses, so `'(a, b)'` equals `['a', 'b']`; a boolean default on a
+ *   non-`Bool` column (`col.boolean()` is `UInt8`) is `1` / `0`, as the server reports it.
+ * - MariaDB `json()` is `json` (see `native-types.ts`: the server keeps it as longtext plus a
+ *   json_valid check, which introspection reads back as `json`).
+ *
+ * `IndexIR.concurrently` comes only from models (`index(...).concurrently()`): no server stores how
+ * an index was built, so introspected IRs and the snapshots made from them always say `false`.
+ * The differ must compare `concurrently` only between two model-side IRs (models against the
+ * model state, `.mtool/model_state.json`); between a model IR and an introspected or snapshot IR
+ * it must be ignored, or every concurrently-built index would show as changed forever.
  * @example compileModels([userStatus, users], { dialect: 'postgresql' }).tables.users.columns.email.type // 'varchar'
  */
 export function compileModels(models: Iterable<unknown>, options: CompileOptions): SchemaIR {
@@ -220,7 +236,7 @@ class Compiler {
       nullable,
       primary_key: inPk,
       ...(def.autoincrement ? { autoincrement: true as const } : {}),
-      default: toDefault(def),
+      default: toDefault(def, d, t.type),
       comment: def.comment,
     };
     if (def.autoincrement && out.default !== null) this.fail(`${where}: an autoincrement column cannot have a default`);
@@ -243,12 +259,12 @@ class Compiler {
       for (const [k, v] of Object.entries(o.settings ?? {})) settings[k] = String(v);
       return {
         backend: 'clickhouse',
-        engine: normalizeSqlText(o.engine),
-        order_by: expr(o.orderBy),
-        partition_by: expr(o.partitionBy),
-        primary_key: expr(o.primaryKey),
-        sample_by: expr(o.sampleBy),
-        ttl: expr(o.ttl),
+        engine: normalizeClickHouseEngine(o.engine),
+        order_by: normalizeClickHouseKey(o.orderBy),
+        partition_by: normalizeClickHouseKey(o.partitionBy),
+        primary_key: normalizeClickHouseKey(o.primaryKey),
+        sample_by: normalizeClickHouseKey(o.sampleBy),
+        ttl: o.ttl === undefined ? null : normalizeSqlText(o.ttl),
         settings,
         projections: (o.projections ?? []).map((p) => ({ name: p.name, query: normalizeSqlText(p.query) })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
       };
@@ -258,9 +274,9 @@ class Compiler {
       return {
         backend: 'clickhouse',
         to: o.to === undefined ? null : this.refKey(o.to as Model | string, owner),
-        engine: o.engine ? normalizeSqlText(o.engine) : null,
-        order_by: expr(o.orderBy),
-        partition_by: expr(o.partitionBy),
+        engine: o.engine ? normalizeClickHouseEngine(o.engine) : null,
+        order_by: normalizeClickHouseKey(o.orderBy),
+        partition_by: normalizeClickHouseKey(o.partitionBy),
         query: normalizeSqlText(isSql(o.query) ? o.query.text : o.query),
       };
     }
@@ -316,8 +332,8 @@ class Compiler {
             columns: [name],
             ref_table: refTable,
             ref_columns: [bound.column],
-            on_delete: c.references.onDelete,
-            on_update: c.references.onUpdate,
+            on_delete: this.action(c.references.onDelete),
+            on_update: this.action(c.references.onUpdate),
             deferrable: c.references.deferrable,
             initially_deferred: c.references.initiallyDeferred,
           },
@@ -338,8 +354,8 @@ class Compiler {
           columns: [...fk.columns],
           ref_table: refTable,
           ref_columns: [...fk.refColumns],
-          on_delete: fk.onDelete,
-          on_update: fk.onUpdate,
+          on_delete: this.action(fk.onDelete),
+          on_update: this.action(fk.onUpdate),
           deferrable: fk.deferrable,
           initially_deferred: fk.initiallyDeferred,
         },
@@ -365,6 +381,15 @@ class Compiler {
     } else if (def.options.backendTable?.indexes?.length && this.strict) {
       this.fail(`${owner}: ClickHouse skip indexes cannot be translated to ${this.dialect}`);
     }
+  }
+
+  /**
+   * A referential action as the dialect's introspection reports it. InnoDB treats RESTRICT and
+   * NO ACTION alike (both are checked at once) and MariaDB reports an unspecified action as
+   * RESTRICT, so on MySQL/MariaDB both are `NO ACTION`; PostgreSQL and SQLite keep them apart.
+   */
+  action(a: ReferentialAction): ReferentialAction {
+    return a === 'RESTRICT' && (this.dialect === 'mysql' || this.dialect === 'mariadb') ? 'NO ACTION' : a;
   }
 
   #refName(ref: Model | (() => Model) | string): string {
@@ -393,19 +418,18 @@ class Compiler {
   }
 }
 
-/** ClickHouse key expressions: a list is written `a, b` (as `system.tables.sorting_key` shows it). */
-function expr(value: string | readonly string[] | undefined): string | null {
-  if (value === undefined) return null;
-  return normalizeSqlText(typeof value === 'string' ? value : value.join(', '));
-}
-
 function textParams(params: Record<string, string | number>): Record<string, string> {
   return Object.fromEntries(Object.entries(params).map(([k, v]) => [k.toLowerCase(), String(v)]));
 }
 
-function toDefault(def: ColumnDef): DefaultIR {
+/**
+ * A column's default as introspection reads it back. On ClickHouse a boolean default on a column
+ * that is not `Bool` (`col.boolean()` is `UInt8` there) is stored and reported as `1` / `0`.
+ */
+function toDefault(def: ColumnDef, dialect: DatabaseType, type: string): DefaultIR {
   const v = def.default;
   if (v === undefined) return null;
   if (isSql(v)) return { kind: 'expression', sql: normalizeSqlText(v.text) };
+  if (typeof v === 'boolean' && dialect === 'clickhouse' && type !== 'boolean') return { kind: 'literal', value: v ? 1 : 0 };
   return { kind: 'literal', value: v };
 }

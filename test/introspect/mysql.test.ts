@@ -107,7 +107,7 @@ for (const type of ['mysql', 'mariadb'] as const satisfies readonly DatabaseType
       expect(users.columns.nick!.default).toEqual({ kind: 'literal', value: "it's" });
       expect(users.columns.active).toMatchObject({ type: 'boolean', default: { kind: 'literal', value: true } });
       expect(users.columns.score!.default).toEqual({ kind: 'literal', value: 1.5 });
-      expect(users.columns.doc).toMatchObject(type === 'mysql' ? { type: 'json', raw: true, my_column: { native_type: 'json' } } : { type: 'text', my_column: { native_type: 'longtext' } });
+      expect(users.columns.doc).toMatchObject({ type: 'json', raw: true, my_column: { native_type: 'json', collation: null } });
       expect(users.columns.ratio!.default).toEqual({ kind: 'literal', value: -2.5 });
       expect(users.columns.small!.default).toEqual({ kind: 'literal', value: -1 });
       expect(users.columns.born).toMatchObject({ type: 'timestamp', precision: 3, timezone: false, default: { kind: 'expression', sql: 'CURRENT_TIMESTAMP(3)' } });

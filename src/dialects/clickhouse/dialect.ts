@@ -1,4 +1,6 @@
-import type { Capabilities, ConnectOptions, Connection, Dialect } from '../types.js';
+import type { SchemaIR } from '../../schema/ir.js';
+import type { Capabilities, ConnectOptions, Connection, Dialect, IntrospectOptions } from '../types.js';
+import { renderClickHouseSchema, renderClickHouseTable } from './renderer.js';
 import { parseVersionNumbers } from '../server-version.js';
 import { clickhouseQuoting } from './quoting.js';
 
@@ -32,4 +34,11 @@ export const clickhouseDialect: Dialect = {
   parseServerVersion: (raw) => parseVersionNumbers(raw, 'clickhouse'),
   // HTTP clients and chdb sessions belong to their connections and go with them.
   dispose: async () => undefined,
+  async introspect(conn: Connection, options?: IntrospectOptions): Promise<SchemaIR> {
+    const { introspectClickHouse } = await import('./introspector.js');
+    return introspectClickHouse(conn, options);
+  },
+  // The renderer is pure and small (measured in the commit): loaded with the dialect, so rendering stays synchronous.
+  renderSchema: renderClickHouseSchema,
+  renderTable: renderClickHouseTable,
 };

@@ -15,6 +15,7 @@ import {
   type SchemaIR,
 } from '../../schema/ir.js';
 import { expressionDefault, literalDefault, readQuoted, stripOuterParens, wholeQuoted } from '../../schema/normalize-default.js';
+import { normalizeClickHouseEngine, normalizeClickHouseKey } from '../../schema/normalize-clickhouse.js';
 import { normalizeType } from '../../schema/normalize-type.js';
 import { isExcluded, type IntrospectOptions } from '../../schema/schema-io.js';
 import type { Connection, Row } from '../types.js';
@@ -189,20 +190,12 @@ export function parseEngineClauses(text: string): { engine: string; clauses: Par
   found.forEach((f, i) => {
     if (clauses[f.clause] === undefined) clauses[f.clause] = text.slice(f.at + f.clause.length, found[i + 1]?.at ?? text.length).trim();
   });
-  return { engine: engineName(text.slice(0, found[0]?.at ?? text.length)), clauses };
+  return { engine: normalizeClickHouseEngine(text.slice(0, found[0]?.at ?? text.length)), clauses };
 }
 
-/** `MergeTree` and `MergeTree()` are the same engine; the IR spells it with parentheses. */
-function engineName(text: string): string {
-  const t = normalizeSqlText(text);
-  return t === '' ? t : t.includes('(') ? t : `${t}()`;
-}
-
-/** `(a, b)` → `a, b` for key lists (models give them as arrays, which the IR joins with `, `). */
+/** A key clause as the IR stores it (shared with compileModels); an absent or empty clause is null. */
 function keyList(text: string | undefined): string | null {
-  if (text === undefined || text === '') return null;
-  const inner = stripOuterParens(text);
-  return normalizeSqlText(inner === '' ? text : inner);
+  return text === undefined || text.trim() === '' ? null : normalizeClickHouseKey(text);
 }
 
 function settings(text: string | undefined): Record<string, string> {
@@ -224,9 +217,9 @@ function tableSpec(engineFull: string): ChTableSpec {
     backend: 'clickhouse',
     engine,
     order_by: keyList(clauses['ORDER BY']),
-    partition_by: clauses['PARTITION BY'] ? normalizeSqlText(clauses['PARTITION BY']) : null,
+    partition_by: keyList(clauses['PARTITION BY']),
     primary_key: keyList(clauses['PRIMARY KEY']),
-    sample_by: clauses['SAMPLE BY'] ? normalizeSqlText(clauses['SAMPLE BY']) : null,
+    sample_by: keyList(clauses['SAMPLE BY']),
     ttl: clauses.TTL ? normalizeSqlText(clauses.TTL) : null,
     settings: settings(clauses.SETTINGS),
     projections: [],
@@ -285,7 +278,7 @@ function viewSpec(create: string, database: string, keyOf: (db: string, name: st
     const { engine: name, clauses } = parseEngineClauses(head.slice(engine.index + engine[0].length));
     spec.engine = name;
     spec.order_by = keyList(clauses['ORDER BY']);
-    spec.partition_by = clauses['PARTITION BY'] ? normalizeSqlText(clauses['PARTITION BY']) : null;
+    spec.partition_by = keyList(clauses['PARTITION BY']);
   }
   return spec;
 }

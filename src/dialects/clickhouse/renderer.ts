@@ -93,7 +93,7 @@ function portableType(c: ColumnIR): string {
   return c.nullable && !t.startsWith('Nullable(') ? `Nullable(${t})` : t;
 }
 
-/** A key expression list: `a, b` → `(a, b)`; a single expression as is. */
+/** A key expression list: `a, b` → `(a, b)` (the IR stores lists without their parentheses); a single expression as is. */
 function keyExpr(text: string): string {
   return splitTopLevel(text, { backslash: true }).length > 1 ? `(${text})` : text;
 }
@@ -101,10 +101,10 @@ function keyExpr(text: string): string {
 /** ENGINE = ... PARTITION BY ... PRIMARY KEY ... ORDER BY ... SAMPLE BY ... TTL ... SETTINGS ... */
 export function engineClause(spec: Pick<ChTableSpec, 'engine' | 'order_by' | 'partition_by'> & Partial<ChTableSpec>): string {
   let sql = `ENGINE = ${spec.engine}`;
-  if (spec.partition_by) sql += ` PARTITION BY ${spec.partition_by}`;
+  if (spec.partition_by) sql += ` PARTITION BY ${keyExpr(spec.partition_by)}`;
   if (spec.primary_key) sql += ` PRIMARY KEY ${keyExpr(spec.primary_key)}`;
   if (spec.order_by) sql += ` ORDER BY ${keyExpr(spec.order_by)}`;
-  if (spec.sample_by) sql += ` SAMPLE BY ${spec.sample_by}`;
+  if (spec.sample_by) sql += ` SAMPLE BY ${keyExpr(spec.sample_by)}`;
   if (spec.ttl) sql += ` TTL ${spec.ttl}`;
   const settings = Object.keys(spec.settings ?? {}).sort();
   if (settings.length > 0) sql += ` SETTINGS ${settings.map((k) => `${k} = ${settingValue(spec.settings![k]!)}`).join(', ')}`;

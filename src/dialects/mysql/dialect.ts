@@ -1,4 +1,6 @@
-import type { ConnectOptions, Connection, Dialect } from '../types.js';
+import type { SchemaIR } from '../../schema/ir.js';
+import type { ConnectOptions, Connection, Dialect, IntrospectOptions } from '../types.js';
+import { renderMysqlSchema, renderMysqlTable } from './renderer.js';
 import { mariadbFlavour, mysqlFlavour, type MysqlFlavour } from './flavour.js';
 import { mysqlQuoting } from './quoting.js';
 
@@ -16,6 +18,13 @@ export function createMysqlDialect(flavour: MysqlFlavour): Dialect {
     parseServerVersion: (raw) => flavour.parseServerVersion(raw),
     // One connection is one mysql2 connection: nothing is shared.
     dispose: async () => undefined,
+    async introspect(conn: Connection, options?: IntrospectOptions): Promise<SchemaIR> {
+      const { introspectMysql } = await import('./introspector.js');
+      return introspectMysql(conn, options);
+    },
+    // The renderer is pure and small (measured in the commit): loaded with the dialect, so rendering stays synchronous.
+    renderSchema: renderMysqlSchema,
+    renderTable: renderMysqlTable,
   };
 }
 

@@ -21,8 +21,9 @@ import { schemaFlavourOf, type MysqlSchemaFlavour } from './schema-flavour.js';
  *   `attrs.prefix_lengths`.
  * - InnoDB treats RESTRICT and NO ACTION alike and MariaDB reports an unspecified action as
  *   RESTRICT, so both read as `NO ACTION`.
- * - MariaDB's JSON is `longtext` plus a column-level `json_valid` check; that check is part of the
- *   type and is not listed as a constraint.
+ * - MariaDB's JSON is `longtext` plus a column-level `json_valid` check: the pair reads as `json`
+ *   (what MySQL reports and what `compileModels` writes for both types), and the check is not
+ *   listed as a constraint, since rendering `json` creates it again.
  */
 export async function introspectMysql(conn: Connection, options: IntrospectOptions = {}): Promise<SchemaIR> {
   const run = async (what: string, sql: string): Promise<Row[]> => {
@@ -84,9 +85,8 @@ export async function introspectMysql(conn: Connection, options: IntrospectOptio
   for (const c of checks) {
     if (c.level === 'Column' && JSON_VALID.test(String(c.clause).trim())) jsonColumns.add(`${c.table_name as string}\0${c.name as string}`);
   }
-  // MariaDB's JSON is longtext plus a json_valid check. A `mysql` database expects what MySQL
-  // reports (`json`); a `mariadb` one what MariaDB reports (`longtext`, as compileModels writes).
-  if (conn.type === 'mysql' && flavour.product === 'mariadb') {
+  // MariaDB's JSON is longtext plus a json_valid check; read it as the `json` it was declared as.
+  if (flavour.product === 'mariadb') {
     for (const key of jsonColumns) {
       const [tableName, columnName] = key.split('\0') as [string, string];
       const col = ir.tables[tableName]?.columns[columnName];

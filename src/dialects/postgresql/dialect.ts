@@ -1,4 +1,6 @@
-import type { Capabilities, ConnectOptions, Connection, Dialect, ServerVersion } from '../types.js';
+import type { SchemaIR } from '../../schema/ir.js';
+import type { Capabilities, ConnectOptions, Connection, Dialect, IntrospectOptions, ServerVersion } from '../types.js';
+import { renderPostgresSchema, renderPostgresTable } from './renderer.js';
 import { parseVersionNumbers } from '../server-version.js';
 import { postgresQuoting } from './quoting.js';
 
@@ -32,4 +34,11 @@ export const postgresDialect: Dialect = {
     const { endPostgresPools } = await import('./driver.js');
     await endPostgresPools();
   },
+  async introspect(conn: Connection, options?: IntrospectOptions): Promise<SchemaIR> {
+    const { introspectPostgres } = await import('./introspector.js');
+    return introspectPostgres(conn, options);
+  },
+  // The renderer is pure and small (measured in the commit): loaded with the dialect, so rendering stays synchronous.
+  renderSchema: renderPostgresSchema,
+  renderTable: renderPostgresTable,
 };

@@ -1,4 +1,6 @@
-import type { Capabilities, ConnectOptions, Connection, Dialect } from '../types.js';
+import type { SchemaIR } from '../../schema/ir.js';
+import type { Capabilities, ConnectOptions, Connection, Dialect, IntrospectOptions } from '../types.js';
+import { renderSqliteSchema, renderSqliteTable } from './renderer.js';
 import { parseVersionNumbers } from '../server-version.js';
 import { sqliteQuoting } from './quoting.js';
 
@@ -29,4 +31,11 @@ export const sqliteDialect: Dialect = {
   parseServerVersion: (raw) => parseVersionNumbers(raw, 'sqlite'),
   // Each connection owns its database handle: nothing is shared.
   dispose: async () => undefined,
+  async introspect(conn: Connection, options?: IntrospectOptions): Promise<SchemaIR> {
+    const { introspectSqlite } = await import('./introspector.js');
+    return introspectSqlite(conn, options);
+  },
+  // The renderer is pure and small (measured in the commit): loaded with the dialect, so rendering stays synchronous.
+  renderSchema: renderSqliteSchema,
+  renderTable: renderSqliteTable,
 };
