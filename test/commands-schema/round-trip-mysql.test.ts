@@ -50,7 +50,7 @@ for (const type of ['mysql', 'mariadb'] as const) {
     });
 
     it('round-trips a varied schema (auto increment, enum, unsigned, comments, composite keys, foreign key actions)', async () => {
-      await roundTrip({ type, url: dbs[0]!.url, emptyUrl: dbs[1]!.url, schema: SCHEMA, flags: ['--relationships'] });
+      await roundTrip({ type, url: dbs[0]!.url, emptyUrl: dbs[1]!.url, schema: SCHEMA, objects: ['members', 'orgs', 'users'], flags: ['--relationships'] });
     }, 180_000);
   });
 }
