@@ -1,0 +1,106 @@
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { disposeDialects } from '../../src/dialects/index.js';
+import { loadConfig, selectDatabases } from '../../src/main/config/load-config.js';
+import * as engine from '../../src/main/engine/engine.js';
+import { snapshotHooks } from '../../src/main/engine/snapshot-hook.js';
+import { configureLogging, logger } from '../../src/main/log.js';
+import { findLatestSnapshot, readSnapshot } from '../../src/main/snapshot/index.js';
+import { createTestDatabase, serverStatus, type TestDatabase } from '../support/databases.js';
+import { project } from '../models/project.js';
+
+const lines: string[] = [];
+beforeEach(() => {
+  lines.length = 0;
+  configureLogging({ level: 'info', json: true, sink: { write: (line) => void lines.push(line) } });
+});
+afterEach(() => configureLogging({ level: 'info', json: false, sink: undefined }));
+afterAll(() => disposeDialects());
+
+const messages = () => lines.map((l) => JSON.parse(l) as { level: string; message: string });
+
+async function setup(type: 'sqlite' | 'postgresql', url: string) {
+  const dir = await project({
+    'mtool.config.ts': `import { databaseConfig } from 'mtool';\ndatabaseConfig({ databaseName: 'app', default: true, databaseType: '${type}', databaseUrl: '${url}' });\n`,
+    'migrations/app/app__0001_users.sql': '-- upgrade\nCREATE TABLE users (id integer PRIMARY KEY, email varchar(255) NOT NULL);\n-- rollback\nDROP TABLE users;\n',
+    'migrations/app/app__0002_posts.sql': '-- upgrade\nCREATE TABLE posts (id integer PRIMARY KEY, title text);\n-- rollback\nDROP TABLE posts;\n',
+    'migrations/app/RA__touch.sql': '-- upgrade\nCREATE TABLE IF NOT EXISTS ra_marker (id integer);\n',
+  });
+  const config = await loadConfig({ cwd: dir, env: {} });
+  const entry = selectDatabases(config, {})[0]!;
+  const migrate = (options: engine.MigrateOptions = {}) =>
+    engine.migrate(entry, { root: dir, log: logger }, { ...options, hooks: snapshotHooks({ root: dir, databases: config.databases, log: logger }) });
+  const snapshots = async () => (await readdir(join(dir, '.mtool', 'schemas')).catch(() => [] as string[])).filter((f) => !f.startsWith('.')).sort();
+  return { dir, migrate, snapshots };
+}
+
+const pg = await serverStatus('postgresql');
+const targets: { type: 'sqlite' | 'postgresql'; reachable: boolean }[] = [
+  { type: 'sqlite', reachable: true },
+  { type: 'postgresql', reachable: pg.reachable },
+];
+
+for (const target of targets) {
+  describe.skipIf(!target.reachable)(`migrate writes schema snapshots (${target.type})`, () => {
+    let db: TestDatabase | undefined;
+    const url = async () => {
+      if (target.type === 'sqlite') return 'sqlite:///app.db';
+      db = await createTestDatabase('postgresql');
+      return db.url;
+    };
+    afterEach(async () => {
+      await disposeDialects();
+      await db?.drop();
+      db = undefined;
+    });
+
+    it('writes one snapshot per applied versioned migration, chained, with the live schema and a phase timing', async () => {
+      const p = await setup(target.type, await url());
+      await p.migrate();
+      expect(await p.snapshots()).toEqual(['app__0001_users.schema.json', 'app__0002_posts.schema.json']);
+      const first = await readSnapshot(join(p.dir, '.mtool', 'schemas', 'app__0001_users.schema.json'));
+      const second = await findLatestSnapshot(p.dir, 'app');
+      expect(Object.keys(first!.tables)).toEqual(['users']);
+      // The repeatable ran after the versioned files: not in any snapshot, and mtool's own tables never are.
+      expect(Object.keys(second!.tables).sort()).toEqual(['posts', 'users']);
+      expect(second!.previous_checksum).toBe(first!.checksum);
+      expect(second!.database_type).toBe(target.type);
+      expect(messages().filter((m) => /^snapshot written in \d/.test(m.message) && m.level === 'INFO')).toHaveLength(2);
+    });
+
+    it('with --defer-snapshots writes only the snapshot of the last migration of the batch', async () => {
+      const p = await setup(target.type, await url());
+      await p.migrate({ deferSnapshots: true });
+      expect(await p.snapshots()).toEqual(['app__0002_posts.schema.json']);
+      const snap = await findLatestSnapshot(p.dir, 'app');
+      // Taken once the whole batch ran (the engine's after-batch hook), so the repeatable's table is in it.
+      expect(Object.keys(snap!.tables).sort()).toEqual(['posts', 'ra_marker', 'users']);
+      expect(messages().filter((m) => /^snapshot written in \d/.test(m.message))).toHaveLength(1);
+    });
+
+    it('writes nothing on --dry-run, nor when only repeatables run', async () => {
+      const p = await setup(target.type, await url());
+      await p.migrate({ dryRun: true });
+      expect(await p.snapshots()).toEqual([]);
+      await p.migrate({ toVersion: '0001' });
+      expect(await p.snapshots()).toEqual(['app__0001_users.schema.json']);
+      await writeFile(join(p.dir, 'migrations', 'app', 'app__0002_posts.sql'), '-- upgrade\nCREATE TABLE posts (id integer PRIMARY KEY);\n');
+      await p.migrate();
+      const after = await p.snapshots();
+      await p.migrate(); // nothing versioned is pending: only the RA__ file runs
+      expect(await p.snapshots()).toEqual(after);
+    });
+
+    it('only warns when the snapshot cannot be written; the migration stays applied', async () => {
+      const p = await setup(target.type, await url());
+      await mkdir(join(p.dir, '.mtool'), { recursive: true });
+      await writeFile(join(p.dir, '.mtool', 'schemas'), 'not a folder');
+      const result = await p.migrate();
+      expect(result.outcomes.filter((o) => o.action === 'applied').map((o) => o.filename)).toContain('app__0002_posts.sql');
+      const warnings = messages().filter((m) => m.level === 'WARNING');
+      expect(warnings.some((w) => w.message.includes('app__0001_users.sql') && w.message.includes('failed; the migration itself is applied and recorded'))).toBe(true);
+      expect(await readFile(join(p.dir, '.mtool', 'schemas'), 'utf8')).toBe('not a folder');
+    });
+  });
+}
