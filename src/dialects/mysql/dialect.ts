@@ -22,7 +22,7 @@ export function createMysqlDialect(flavour: MysqlFlavour): Dialect {
       const { introspectMysql } = await import('./introspector.js');
       return introspectMysql(conn, options);
     },
-    // The renderer is pure and small (measured in the commit): loaded with the dialect, so rendering stays synchronous.
+    // Pure and small, so it loads with the dialect and rendering stays synchronous (+6 modules, ~5 ms CPU on the registry import).
     renderSchema: renderMysqlSchema,
     renderTable: renderMysqlTable,
   };

@@ -38,7 +38,7 @@ export const postgresDialect: Dialect = {
     const { introspectPostgres } = await import('./introspector.js');
     return introspectPostgres(conn, options);
   },
-  // The renderer is pure and small (measured in the commit): loaded with the dialect, so rendering stays synchronous.
+  // Pure and small, so it loads with the dialect and rendering stays synchronous (+6 modules, ~5 ms CPU on the registry import).
   renderSchema: renderPostgresSchema,
   renderTable: renderPostgresTable,
 };

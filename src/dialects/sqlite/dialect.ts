@@ -35,7 +35,7 @@ export const sqliteDialect: Dialect = {
     const { introspectSqlite } = await import('./introspector.js');
     return introspectSqlite(conn, options);
   },
-  // The renderer is pure and small (measured in the commit): loaded with the dialect, so rendering stays synchronous.
+  // Pure and small, so it loads with the dialect and rendering stays synchronous (+6 modules, ~5 ms CPU on the registry import).
   renderSchema: renderSqliteSchema,
   renderTable: renderSqliteTable,
 };

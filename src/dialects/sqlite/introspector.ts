@@ -6,14 +6,9 @@ import { canonicalNowExpression, expressionDefault, literalDefault, readQuoted, 
 import { normalizeType } from '../../schema/normalize-type.js';
 import { isExcluded, type IntrospectOptions } from '../../schema/schema-io.js';
 import type { Connection, Row } from '../types.js';
-
-/**
- * The marker mtool writes into SQLite DDL for comments, which SQLite cannot store otherwise:
- * `/* mtool-comment: "text" *\/` after a column definition, `/* mtool-table-comment: "text" *\/`
- * at the start of the column list. SQLite keeps CREATE TABLE text verbatim, so they read back.
- */
-export const COMMENT_MARK = 'mtool-comment:';
-export const TABLE_COMMENT_MARK = 'mtool-table-comment:';
+// The comment markers live with the renderer that writes them: the renderer loads with the
+// dialect, and must not pull this module and its imports in at start-up.
+import { COMMENT_MARK, TABLE_COMMENT_MARK } from './renderer.js';
 
 /**
  * Read a SQLite database into the schema IR: `sqlite_schema` plus the table-valued pragmas

@@ -1,7 +1,14 @@
 import type { CheckConstraintIR, ColumnIR, DefaultIR, ForeignKeyIR, IndexIR, SchemaIR, UniqueConstraintIR } from '../../schema/ir.js';
 import { unknownTable } from '../../schema/schema-io.js';
-import { COMMENT_MARK, TABLE_COMMENT_MARK } from './introspector.js';
 import { sqliteQuoting as q } from './quoting.js';
+
+/**
+ * The marker mtool writes into SQLite DDL for comments, which SQLite cannot store otherwise:
+ * `/* mtool-comment: "text" *\/` after a column definition, `/* mtool-table-comment: "text" *\/`
+ * at the start of the column list. SQLite keeps CREATE TABLE text verbatim, so they read back.
+ */
+export const COMMENT_MARK = 'mtool-comment:';
+export const TABLE_COMMENT_MARK = 'mtool-table-comment:';
 
 /**
  * SQLite DDL from the schema IR. Foreign keys, unique and check constraints go inside CREATE
