@@ -1,6 +1,5 @@
 import type { DatabaseType, Quoting } from '../../dialects/types.js';
 import { MtoolError } from '../../errors.js';
-import { canonicalize } from '../../schema/canonical-json.js';
 import type { DatabaseSession } from '../engine/database-session.js';
 import { loadTrackingDialect } from '../engine/tracking-dialect.js';
 import { schemaChecksum, type ModelStateEntry } from '../snapshot/model-state.js';
@@ -20,7 +19,7 @@ export interface StoredModelState {
 
 /**
  * `CREATE TABLE` of the model state table. `state` holds the entry of `.mtool/model_state.json`
- * as compact canonical JSON (sorted keys), so restoring it yields the same file bytes.
+ * as compact JSON; restoring re-serializes it canonically, so the file bytes come back identical.
  * ClickHouse has no unique keys or in-place updates: a ReplacingMergeTree keyed by database name,
  * versioned by `version` (epoch milliseconds); readers take the highest version.
  */
@@ -67,7 +66,8 @@ export async function storeModelState(session: DatabaseSession, entry: ModelStat
     upsert(conn.type, dialect.quote, {
       name: session.entry.name,
       checksum: entry.checksum,
-      state: JSON.stringify(canonicalize(entry)),
+      // Key order does not matter here: recover-model-state writes the file canonically again.
+      state: JSON.stringify(entry),
       at: tracking.timestamp(dialect.quote, now),
       version: now.getTime(),
     }),
