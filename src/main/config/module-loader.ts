@@ -144,11 +144,14 @@ async function readCachedBundle(cacheDir: string, key: string, realRoot: string)
   } catch {
     return undefined;
   }
-  for (const input of manifest.inputs) {
-    const path = resolve(realRoot, input.path);
-    const bytes = await readFile(path).catch(() => undefined);
-    if (!bytes || sha256(bytes) !== input.sha256) return undefined;
-  }
+  // In parallel: a bundle of many model files has thousands of inputs to re-check.
+  const fresh = await Promise.all(
+    manifest.inputs.map(async (input) => {
+      const bytes = await readFile(resolve(realRoot, input.path)).catch(() => undefined);
+      return bytes !== undefined && sha256(bytes) === input.sha256;
+    }),
+  );
+  if (fresh.includes(false)) return undefined;
   return existsSync(file) ? file : undefined;
 }
 
