@@ -1,13 +1,12 @@
 import { performance } from 'node:perf_hooks';
 import type { Connection } from '../../dialects/types.js';
+import type { MigrationFile } from '../../parser/migration-file.js';
 import { schemaIo } from '../../schema/schema-io.js';
 import type { DatabaseEntry } from '../config/types.js';
 import type { Logger } from '../log.js';
 import { trackingTables } from '../models/live-schema.js';
 import { writeSnapshot } from '../snapshot/snapshot-store.js';
-import type { EngineHooks } from './executor.js';
-import { formatMs } from './executor.js';
-import type { MigrationFile } from '../../parser/migration-file.js';
+import { formatMs, type EngineHooks } from './executor.js';
 
 export interface SnapshotHookOptions {
   /** Project root (`.mtool/schemas` lives under it). */
