@@ -1,4 +1,4 @@
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type Sade from 'sade';
 import { ERROR_CODES, isMtoolError, MtoolError, type ErrorCode } from '../errors.js';
 import { VERSION } from '../version.js';
 import { COMMANDS } from './commands/index.js';
@@ -11,11 +11,15 @@ import { RunContext } from './run-context.js';
 /**
  * The command line: `mtool [GLOBAL_OPTIONS] COMMAND [ARGS] [OPTIONS]`.
  *
- * Parsing uses `node:util` parseArgs in strict mode rather than sade's parser: sade prints with
- * `console` and calls `process.exit(1)` on a bad command or flag, while mtool must exit 2 on usage
- * errors and only `bin.ts` may end the process; and global options must work on either side of
- * the command name, which needs the two-step parse below. Help text is rendered here from the
- * same descriptors.
+ * sade parses it: one sade program built from the command descriptors (global options with
+ * `prog.option`, each command with `command/describe/option/example/action`), run with
+ * `parse(argv, { lazy: true, unknown, boolean, string })` so that the action (which turns sade's
+ * values into a `CommandInput`) runs here and an unknown flag throws a usage error (exit 2)
+ * instead of sade printing and calling `process.exit(1)`. Before sade sees argv, `locateCommand`
+ * checks the command name against the descriptors and `arrangeOptions` puts the tokens in a form
+ * sade cannot misread (see there why). Help is rendered here from the same descriptors: sade's
+ * `help()` writes with console.log, past the streams of `CliIo`, and its usage lines would show
+ * every argument as optional (they are declared so to sade, see `sadeUsage`).
  */
 
 /** Where the CLI writes; `bin.ts` passes the process streams, tests their own buffers. */
@@ -100,6 +104,10 @@ function usageError(message: string, command?: CommandDescriptor): MtoolError {
   return Object.assign(new MtoolError('MTOOL_USAGE', message), { hint: where });
 }
 
+function unknownOption(flag: string, command: CommandDescriptor | undefined): MtoolError {
+  return usageError(`Unknown option '${flag}'`, command);
+}
+
 /** Every option any command or the global list declares, to skip option values while looking for the command name. */
 function takesValue(token: string): boolean {
   const name = token.replace(/^-+/, '');
@@ -114,7 +122,10 @@ interface Located {
   rest: string[];
 }
 
-/** Find the command name (one or two words) among the leading positional tokens. */
+/**
+ * Find the command name (one or two words) among the leading positional tokens, and check it
+ * against the descriptors here: sade's own "Invalid command" path prints and exits 1.
+ */
 function locateCommand(argv: readonly string[]): Located {
   const positions: number[] = [];
   for (let i = 0; i < argv.length && positions.length < 2; i++) {
@@ -141,14 +152,238 @@ function locateCommand(argv: readonly string[]): Located {
   return { command, rest: argv.filter((_t, i) => !used.has(i)) };
 }
 
-type ParsedOptions = ParseArgsConfig['options'];
+/** The command's own options plus the global ones it does not redefine. */
+function effectiveOptions(command: CommandDescriptor | undefined): OptionSpec[] {
+  const own = command?.options ?? [];
+  return [...own, ...GLOBAL_OPTIONS.filter((g) => !own.some((o) => o.name === g.name || (g.short && o.short === g.short)))];
+}
 
-function parseOptions(specs: readonly OptionSpec[]): NonNullable<ParsedOptions> {
-  const options: NonNullable<ParsedOptions> = {};
-  for (const spec of specs) {
-    options[spec.name] = { type: spec.type, ...(spec.short ? { short: spec.short } : {}), ...(spec.multiple ? { multiple: true } : {}) };
+/** mtool's own flags: answered before sade runs (sade's help and version print with console). */
+function isMtoolFlag(spec: OptionSpec, command: CommandDescriptor | undefined): 'help' | 'version' | undefined {
+  if (command?.options?.includes(spec)) return undefined;
+  return spec.name === 'help' || spec.name === 'version' ? spec.name : undefined;
+}
+
+/**
+ * Names sade's first parse (`mri(argv, { alias: { h: 'help', v: 'version' } })` in sade's
+ * `parse`) takes for its own help and version wherever they appear, with no way to turn that off.
+ * No token sade sees may carry them; a command's own option of that name (`new --version`) goes
+ * to sade under the key below.
+ */
+const SADE_RESERVED = new Set(['h', 'v', 'help', 'version']);
+const RESERVED_KEY_PREFIX = 'mtool-own-';
+
+/** The key an option has inside sade and mri. */
+function sadeKey(name: string): string {
+  return SADE_RESERVED.has(name) ? `${RESERVED_KEY_PREFIX}${name}` : name;
+}
+
+interface Arranged {
+  /**
+   * What sade parses after the command words: known options spelled `--key` (boolean) or
+   * `--key=value` (string), unknown long options as given (sade's strict check reports them),
+   * then `--` and the positional arguments.
+   */
+  tokens: string[];
+  help: boolean;
+  version: boolean;
+}
+
+/**
+ * The pre-pass between argv and sade. Why it exists:
+ * - global options may come before the command name (`mtool --json status`), but mri decides
+ *   arity by the next token, not by type, and would read `status` as the value of `--json`;
+ *   here they are moved behind the command words, with their values, knowing each option's arity;
+ * - sade reads `-h`, `-v`, `--help` and `--version` anywhere as its own help/version (printed
+ *   with console), while `-v` is `--verbose` for migrate and `new` has its own `--version`;
+ *   short options are spelled out as long ones here and mtool's help/version are taken out;
+ * - mri gives short groups no GNU meaning (`-c3` is two flags) and turns a word that follows a
+ *   boolean flag into a number (`--json 0001` -> 1); spelling values with `=` and putting the
+ *   positionals after `--` leaves mri nothing to guess.
+ * Tokens it cannot hand to sade safely are rejected here with the same usage error sade's
+ * `unknown` callback raises. For a pass-through command (`seed`) every option it does not know
+ * is forwarded as a positional argument, unparsed, for the plugin.
+ */
+function arrangeOptions(rest: readonly string[], command: CommandDescriptor | undefined): Arranged {
+  const specs = effectiveOptions(command);
+  const options: string[] = [];
+  const positionals: string[] = [];
+  let help = false;
+  let version = false;
+
+  const emit = (spec: OptionSpec, value?: string): void => {
+    const flag = isMtoolFlag(spec, command);
+    if (flag === 'help') help = true;
+    else if (flag === 'version') version = true;
+    else options.push(value === undefined ? `--${sadeKey(spec.name)}` : `--${sadeKey(spec.name)}=${value}`);
+  };
+  const valueOf = (spec: OptionSpec, given: string, inline: string | undefined, next: string | undefined): { value: string; used: boolean } => {
+    if (inline !== undefined && inline !== '') return { value: inline, used: false };
+    if (inline === undefined && next !== undefined && !next.startsWith('-')) return { value: next, used: true };
+    const placeholder = spec.value ?? '<value>';
+    throw usageError(`option '${given}' needs a value: ${given} ${placeholder} (a value starting with '-' goes as --${spec.name}=<value>)`, command);
+  };
+
+  for (let i = 0; i < rest.length; i++) {
+    const token = rest[i];
+    if (token === '--') {
+      positionals.push(...rest.slice(i + 1));
+      break;
+    }
+    if (!token.startsWith('-') || token === '-') {
+      positionals.push(token);
+      continue;
+    }
+    if (token.startsWith('--')) {
+      const eq = token.indexOf('=');
+      const name = token.slice(2, eq < 0 ? undefined : eq);
+      const inline = eq < 0 ? undefined : token.slice(eq + 1);
+      const spec = specs.find((o) => o.name === name);
+      if (spec?.type === 'boolean') {
+        if (inline !== undefined) throw usageError(`option '--${name}' takes no value`, command);
+        emit(spec);
+      } else if (spec) {
+        const { value, used } = valueOf(spec, `--${name}`, inline, rest[i + 1]);
+        if (used) i++;
+        emit(spec, value);
+      } else if (command?.passThrough) {
+        positionals.push(token);
+      } else if (command && /^[A-Za-z0-9][\w-]*$/.test(name) && !SADE_RESERVED.has(name) && !name.startsWith(RESERVED_KEY_PREFIX)) {
+        options.push(token); // sade's strict parse reports it through `unknown`
+      } else {
+        throw unknownOption(`--${name}`, command);
+      }
+      continue;
+    }
+    // A group of short options: GNU style, so a string option takes the rest of the group
+    // (`-c3`, `-d=app`) or else the next token.
+    for (let j = 1; j < token.length; j++) {
+      const letter = token[j];
+      const spec = specs.find((o) => o.short === letter);
+      if (!spec) {
+        if (command?.passThrough) {
+          positionals.push(`-${token.slice(j)}`);
+          break;
+        }
+        if (!command || !/^[A-Za-z0-9]$/.test(letter) || SADE_RESERVED.has(letter)) throw unknownOption(`-${letter}`, command);
+        options.push(`-${letter}`); // sade's strict parse reports it through `unknown`
+        continue;
+      }
+      if (spec.type === 'boolean') {
+        emit(spec);
+        continue;
+      }
+      const attached = token.slice(j + 1).replace(/^=/, '');
+      const { value, used } = valueOf(spec, `-${letter}`, attached === '' ? undefined : attached, rest[i + 1]);
+      if (used) i++;
+      emit(spec, value);
+      break;
+    }
   }
-  return options;
+  return { tokens: positionals.length > 0 ? [...options, '--', ...positionals] : options, help, version };
+}
+
+/** sade's usage of a command: every argument optional, so sade's "Insufficient arguments!" exit cannot happen; counts are checked in `commandInput`. */
+function sadeUsage(command: CommandDescriptor): string {
+  return [command.name, ...(command.args ?? []).map((a) => `[${a.name}]`)].join(' ');
+}
+
+function sadeFlag(spec: OptionSpec): string {
+  const long = `--${sadeKey(spec.name)}${spec.type === 'string' ? ` ${spec.value ?? '<value>'}` : ''}`;
+  return spec.short && !SADE_RESERVED.has(spec.short) ? `-${spec.short}, ${long}` : long;
+}
+
+/** mri's result, the last argument sade passes to an action: option values by key, `_` the rest. */
+interface ParsedFlags {
+  _: (string | number)[];
+  [key: string]: unknown;
+}
+
+/** What a command's sade action receives: its declared arguments in order, then mri's result. */
+type SadeArgs = [...(string | undefined)[], ParsedFlags];
+
+/**
+ * The sade program, built from the same descriptors as help. A new one per run: sade's `parse`
+ * merges the command's aliases and defaults into the shared global ones, so a program is used once.
+ */
+function buildProgram(sade: typeof Sade): Sade.Sade {
+  const prog = sade('mtool').version(VERSION);
+  for (const spec of GLOBAL_OPTIONS) if (!isMtoolFlag(spec, undefined)) prog.option(sadeFlag(spec), spec.description);
+  for (const command of COMMANDS) {
+    prog.command(sadeUsage(command)).describe(command.description);
+    for (const spec of command.options ?? []) prog.option(sadeFlag(spec), spec.description);
+    for (const example of command.examples) prog.example(example.replace(/^mtool /, ''));
+    prog.action((...args: SadeArgs) => commandInput(command, args));
+  }
+  return prog;
+}
+
+interface Parsed {
+  values: OptionValues;
+  /** Builds the command's input; checks choices and argument counts. */
+  input(): CommandInput;
+}
+
+/**
+ * Parse the arranged tokens with sade. Nothing in sade prints or exits for them: see
+ * `arrangeOptions`. sade is imported here, not at the top: `mtool --version` and `mtool --help`
+ * never reach a parser, and start-up time counts (bench/startup.mjs).
+ */
+async function parseWithSade(command: CommandDescriptor, tokens: readonly string[]): Promise<Parsed> {
+  const { default: sade } = await import('sade');
+  const specs = effectiveOptions(command).filter((s) => !isMtoolFlag(s, command));
+  const keys = (type: OptionSpec['type']) => specs.filter((s) => s.type === type).map((s) => sadeKey(s.name));
+  const parsed = buildProgram(sade).parse(['node', 'mtool', ...command.name.split(' '), ...tokens], {
+    lazy: true,
+    boolean: keys('boolean'),
+    string: keys('string'),
+    unknown: command.passThrough
+      ? undefined
+      : (flag: string) => {
+          throw unknownOption(flag, command);
+        },
+  });
+  if (parsed.name !== command.name) throw new MtoolError('MTOOL_INTERNAL', `the parser chose command '${parsed.name}' for '${command.name}'`);
+  const vals = parsed.args[parsed.args.length - 1] as unknown as ParsedFlags;
+  const values: OptionValues = {};
+  for (const spec of specs) values[spec.name] = optionValue(spec, vals[sadeKey(spec.name)], command);
+  return { values, input: () => parsed.handler(...parsed.args) as CommandInput };
+}
+
+/** mri's value of one option as mtool's: last one wins unless repeatable, strings stay strings. */
+function optionValue(spec: OptionSpec, raw: unknown, command: CommandDescriptor): OptionValues[string] {
+  if (raw === undefined) return undefined;
+  const all = Array.isArray(raw) ? raw : [raw];
+  if (spec.type === 'boolean') return all[all.length - 1] === true;
+  // A string option can only be false here when written `--no-<name>`.
+  const bad = all.find((v) => typeof v !== 'string' || v === '');
+  if (bad !== undefined) throw usageError(`option '--${spec.name}' needs a value: --${spec.name} ${spec.value ?? '<value>'}`, command);
+  return spec.multiple ? (all as string[]) : (all[all.length - 1] as string);
+}
+
+/** The action of every command in the sade program: maps sade's arguments to a `CommandInput`. */
+function commandInput(command: CommandDescriptor, sadeArgs: SadeArgs): CommandInput {
+  const vals = sadeArgs[sadeArgs.length - 1] as ParsedFlags;
+  const options: OptionValues = {};
+  for (const spec of command.options ?? []) options[spec.name] = optionValue(spec, vals[sadeKey(spec.name)], command);
+  if (!command.passThrough) {
+    for (const spec of command.options ?? []) {
+      const value = options[spec.name];
+      if (spec.choices && typeof value === 'string' && !spec.choices.includes(value)) {
+        throw usageError(`--${spec.name} '${value}' is not allowed; use one of: ${spec.choices.join(', ')}`, command);
+      }
+    }
+  }
+  const extra = vals._.map(String);
+  const args: CommandInput['args'] = {};
+  (command.args ?? []).forEach((arg, index) => {
+    const given = sadeArgs[index] as string | undefined;
+    if (arg.variadic) args[arg.name] = [...(given === undefined ? [] : [String(given)]), ...extra.splice(0)];
+    else if (given !== undefined) args[arg.name] = String(given);
+    else if (arg.required) throw usageError(`missing argument <${arg.name}>: ${arg.description}`, command);
+  });
+  if (extra.length > 0) throw usageError(`unexpected argument '${extra[0]}'`, command);
+  return { args, options };
 }
 
 function readGlobals(values: OptionValues): GlobalOptions {
@@ -179,48 +414,26 @@ interface Invocation {
   globals: GlobalOptions;
   help: boolean;
   version: boolean;
-  input: CommandInput;
+  /** The command's input, built (and its arguments checked) only when it is going to run. */
+  input(): CommandInput;
 }
 
-function parseInvocation(argv: readonly string[]): Invocation {
+async function parseInvocation(argv: readonly string[]): Promise<Invocation> {
   const { command, rest } = locateCommand(argv);
-  const own = command?.options ?? [];
-  const specs = [...own, ...GLOBAL_OPTIONS.filter((g) => !own.some((o) => o.name === g.name || (g.short && o.short === g.short)))];
-  let parsed: { values: OptionValues; positionals: string[] };
-  try {
-    parsed = parseArgs({ args: rest, options: parseOptions(specs), strict: !command?.passThrough, allowPositionals: true }) as typeof parsed;
-  } catch (error) {
-    throw usageError((error as Error).message.replace(/\. To specify a positional argument.*$/s, ''), command);
-  }
-  const { values, positionals } = parsed;
-  const globals = readGlobals(values);
-  const help = values.help === true;
-  const version = !own.some((o) => o.name === 'version') && values.version === true;
-  const options: OptionValues = {};
-  for (const spec of own) options[spec.name] = values[spec.name];
-  const input: CommandInput = { args: {}, options };
-  if (!command || help) return { command, globals, help, version, input };
-
-  if (!command.passThrough) {
-    for (const spec of own) {
-      const value = values[spec.name];
-      if (spec.choices && typeof value === 'string' && !spec.choices.includes(value)) {
-        throw usageError(`--${spec.name} '${value}' is not allowed; use one of: ${spec.choices.join(', ')}`, command);
-      }
+  const { tokens, help, version } = arrangeOptions(rest, command);
+  if (!command) {
+    // No command, so nothing for sade to parse: only global options (already checked) remain.
+    const values: OptionValues = {};
+    for (const token of tokens) {
+      if (token === '--') break;
+      const [name, value] = token.slice(2).split(/=(.*)/s);
+      values[name] = value ?? true;
     }
+    if (tokens.includes('--')) throw usageError(`unknown command '${tokens[tokens.indexOf('--') + 1]}'`);
+    return { command, globals: readGlobals(values), help, version, input: () => ({ args: {}, options: {} }) };
   }
-  const queue = [...positionals];
-  for (const arg of command.args ?? []) {
-    if (arg.variadic) {
-      input.args[arg.name] = queue.splice(0);
-    } else if (queue.length > 0) {
-      input.args[arg.name] = queue.shift();
-    } else if (arg.required) {
-      throw usageError(`missing argument <${arg.name}>: ${arg.description}`, command);
-    }
-  }
-  if (queue.length > 0) throw usageError(`unexpected argument '${queue[0]}'`, command);
-  return { command, globals, help, version, input };
+  const parsed = await parseWithSade(command, tokens);
+  return { command, globals: readGlobals(parsed.values), help, version, input: parsed.input };
 }
 
 function writeError(io: CliIo, error: unknown, debug: boolean): number {
@@ -258,7 +471,7 @@ function makeContext(io: CliIo, globals: GlobalOptions, run: RunContext): Comman
     loadConfig() {
       config ??= (async () => {
         const [{ loadConfig }, { urlSecrets }] = await Promise.all([import('./config/load-config.js'), import('../net/mask.js')]);
-        const loaded = await loadConfig({ cwd: io.cwd, dev: globals.dev });
+        const loaded = await loadConfig({ cwd: io.cwd, dev: globals.dev, env: io.env });
         for (const entry of loaded.databases) {
           for (const url of [entry.url, entry.configuredUrl, entry.urlAsync, entry.devUrl]) if (url) registerSecrets(urlSecrets(url));
         }
@@ -280,7 +493,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   let debug = argv.includes('--debug');
   try {
     configureLogging({ level: 'info', json: io.env.MTOOL_LOG_JSON === 'true' || argv.includes('--json') || argv.includes('-j') });
-    const invocation = parseInvocation(argv);
+    const invocation = await parseInvocation(argv);
     const { command, globals } = invocation;
     applyLogging(globals, io.env);
     // Stack traces follow the effective level, so --debug-level wins over --debug here too.
@@ -298,7 +511,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       io.stderr.write(generalHelp());
       return 2;
     }
-    const result = await command.run(makeContext(io, globals, run), invocation.input);
+    const result = await command.run(makeContext(io, globals, run), invocation.input());
     io.stdout.write(renderResult(result, globals.json));
     return result.exitCode ?? 0;
   } catch (error) {

@@ -6,6 +6,7 @@ import type { RunContext } from '../run-context.js';
  * The contract of one CLI command. A descriptor file (`src/main/commands/<name>.ts`) holds only
  * this data plus a `run` that `await import`s the implementation, so `mtool --help` loads no
  * driver, worker pool or metrics module. Add a command: one file here, one line in `index.ts`.
+ * (The project commands of issue 2 share `project-commands.ts`; see there why.)
  */
 
 export interface OptionSpec {

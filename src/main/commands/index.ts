@@ -1,11 +1,13 @@
 import type { CommandDescriptor } from './command.js';
-import { configCommand } from './config.js';
-import { databaseListCommand } from './database-list.js';
-import { initCommand } from './init.js';
-import { newCommand } from './new.js';
-import { seedCommand } from './seed.js';
-import { settingsShowCommand } from './settings-show.js';
-import { versionCommand } from './version.js';
+import {
+  configCommand,
+  databaseListCommand,
+  initCommand,
+  newCommand,
+  seedCommand,
+  settingsShowCommand,
+  versionCommand,
+} from './project-commands.js';
 import { migrateCommand } from './migrate.js';
 import { rollbackCommand } from './rollback.js';
 import { downgradeCommand } from './downgrade.js';

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MtoolError } from '../../../errors.js';
 import { CONFIG_FILE_NAMES, findProjectRoot } from '../../config/load-config.js';
@@ -37,7 +37,43 @@ function identifierFor(name: string): string {
   return `${safe.charAt(0).toLowerCase()}${safe.slice(1)}Db`;
 }
 
-type Outcome = { path: string; action: 'created' | 'kept' };
+type Outcome = { path: string; action: 'created' | 'updated' | 'kept' };
+
+/** The folder of compiled configuration modules (config/module-loader.ts): machine-specific, never committed. */
+export const CACHE_IGNORE_ENTRY = '.mtool/cache/';
+/** Lines that already keep the cache out of git. */
+const CACHE_IGNORE_LINES = new Set(['.mtool/cache', '.mtool/cache/', '/.mtool/cache', '/.mtool/cache/', '.mtool/cache/*', '/.mtool/cache/*']);
+
+/**
+ * Make `<root>/.gitignore` ignore `.mtool/cache/`: create the file, or append one line (keeping
+ * the file's line endings and mode), or leave it when a line already covers the folder. The
+ * write is atomic, so a crash leaves the old file or the new one, never a half-written one.
+ */
+async function ensureCacheIgnored(root: string): Promise<Outcome> {
+  const path = join(root, '.gitignore');
+  let current: string | undefined;
+  try {
+    current = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const block = (eol: string) => `# mtool: compiled configuration cache (machine-specific)${eol}${CACHE_IGNORE_ENTRY}${eol}`;
+  if (current === undefined) {
+    try {
+      await writeFileAtomic(path, block('\n'), { exclusive: true });
+      return { path: '.gitignore', action: 'created' };
+    } catch (error) {
+      // Created by someone else since we looked: fall through and update theirs.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      current = await readFile(path, 'utf8');
+    }
+  }
+  if (current.split(/\r?\n/).some((line) => CACHE_IGNORE_LINES.has(line.trim()))) return { path: '.gitignore', action: 'kept' };
+  const eol = current.includes('\r\n') ? '\r\n' : '\n';
+  const separator = current === '' || current.endsWith('\n') ? '' : eol;
+  await writeFileAtomic(path, `${current}${separator}${block(eol)}`, { mode: (await stat(path)).mode & 0o777 });
+  return { path: '.gitignore', action: 'updated' };
+}
 
 async function ensureDir(root: string, relativePath: string): Promise<Outcome> {
   const path = join(root, relativePath);
@@ -46,10 +82,17 @@ async function ensureDir(root: string, relativePath: string): Promise<Outcome> {
   return { path: `${relativePath}/`, action: 'created' };
 }
 
+function outcomeNote(outcome: Outcome): string {
+  const ignore = outcome.path === '.gitignore';
+  if (outcome.action === 'kept') return ignore ? ` (already ignores ${CACHE_IGNORE_ENTRY})` : ' (already there)';
+  return outcome.action === 'updated' ? ` (added ${CACHE_IGNORE_ENTRY})` : '';
+}
+
 /**
  * `mtool init [--database NAME]`: creates `migrations/`, `migrations/<database>/` and, when no
- * configuration exists, a commented `mtool.config.ts`. Existing files are never changed, so the
- * command is safe to repeat. With an existing configuration the database folder is the one of
+ * configuration exists, a commented `mtool.config.ts`; makes `.gitignore` ignore `.mtool/cache/`
+ * (appending one line at most). Other existing files are never changed, so the command is safe
+ * to repeat. With an existing configuration the database folder is the one of
  * `--database` (or the default database) of that configuration.
  */
 export async function init(ctx: CommandContext, input: CommandInput): Promise<CommandResult> {
@@ -89,13 +132,14 @@ export async function init(ctx: CommandContext, input: CommandInput): Promise<Co
   }
   outcomes.push(await ensureDir(root, 'migrations'));
   outcomes.push(await ensureDir(root, `migrations/${database}`));
+  outcomes.push(await ensureCacheIgnored(root));
 
   const data = { root, database, files: outcomes };
   return {
     data,
     text: () =>
       [
-        ...outcomes.map((o) => `${o.action === 'created' ? 'created' : 'kept   '} ${o.path}${o.action === 'kept' ? ' (already there)' : ''}`),
+        ...outcomes.map((o) => `${o.action.padEnd(7)} ${o.path}${outcomeNote(o)}`),
         `next: mtool new "describe your change"${database === 'default' ? '' : ` --database ${database}`}`,
       ].join('\n'),
   };
