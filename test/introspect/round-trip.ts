@@ -2,10 +2,10 @@
  * Helpers for the introspection round-trip tests: run a list of statements, introspect, render
  * into a fresh database, introspect again, and compare through canonical JSON.
  */
-import type { Connection, DatabaseType } from '../../src/dialects/types.js';
+import { getDialect } from '../../src/dialects/index.js';
+import type { Connection, DatabaseType, IntrospectOptions } from '../../src/dialects/types.js';
 import { canonicalJson } from '../../src/schema/canonical-json.js';
 import type { SchemaIR } from '../../src/schema/ir.js';
-import { schemaIo, type IntrospectOptions } from '../../src/schema/schema-io.js';
 
 export async function execAll(conn: Connection, statements: readonly string[]): Promise<void> {
   for (const sql of statements) {
@@ -18,11 +18,11 @@ export async function execAll(conn: Connection, statements: readonly string[]): 
 }
 
 export async function introspect(conn: Connection, options?: IntrospectOptions): Promise<SchemaIR> {
-  return (await schemaIo(conn.type)).introspect(conn, options);
+  return getDialect(conn.type).introspect(conn, options);
 }
 
 export async function render(type: DatabaseType, ir: SchemaIR): Promise<string[]> {
-  return (await schemaIo(type)).renderSchema(ir);
+  return getDialect(type).renderSchema(ir);
 }
 
 /** Canonical JSON of an IR, the form every equality in these tests is checked in. */
