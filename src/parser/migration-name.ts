@@ -26,6 +26,8 @@ export const ACCEPTED_MIGRATION_NAMES = [
 const DESCRIPTION = '[A-Za-z0-9][A-Za-z0-9_-]*';
 const VERSIONED = new RegExp(`^(?<db>.+?)__(?<version>\\d+)_(?<description>${DESCRIPTION})\\.sql$`);
 const REPEATABLE = new RegExp(`^(?<prefix>RA|ROC)__(?<description>${DESCRIPTION})\\.sql$`);
+/** What follows `<database>__` in a versioned file name. */
+const VERSION_AND_DESCRIPTION = new RegExp(`^(?<version>\\d+)_(?<description>${DESCRIPTION})\\.sql$`);
 
 /** Companion files beside migrations that the folder reader skips. */
 export function isMigrationCompanion(filename: string): boolean {
@@ -55,7 +57,7 @@ export function classifyMigrationName(filename: string, database: string): Migra
 
   // Prefer the folder's own database name so a name containing `__` cannot be misread.
   const own = filename.startsWith(`${database}__`)
-    ? new RegExp(`^(?<version>\\d+)_(?<description>${DESCRIPTION})\\.sql$`).exec(filename.slice(database.length + 2))
+    ? VERSION_AND_DESCRIPTION.exec(filename.slice(database.length + 2))
     : null;
   const match = own?.groups ? { db: database, ...own.groups } : VERSIONED.exec(filename)?.groups;
   if (!match) throw badName(filename, 'not a migration file name', database);
