@@ -74,8 +74,8 @@ for (const target of targets) {
       await p.migrate({ deferSnapshots: true });
       expect(await p.snapshots()).toEqual(['app__0002_posts.schema.json']);
       const snap = await findLatestSnapshot(p.dir, 'app');
-      // Taken once the whole batch ran (the engine's after-batch hook), so the repeatable's table is in it.
-      expect(Object.keys(snap!.tables).sort()).toEqual(['posts', 'ra_marker', 'users']);
+      // Taken before the repeatables run: a snapshot is what the versioned migrations made.
+      expect(Object.keys(snap!.tables).sort()).toEqual(['posts', 'users']);
       expect(messages().filter((m) => /^snapshot written in \d/.test(m.message))).toHaveLength(1);
     });
 
@@ -104,3 +104,32 @@ for (const target of targets) {
     });
   });
 }
+
+describe('mtool migrate writes snapshots (through the binary)', () => {
+  it('writes one per versioned migration, only the last with --defer-snapshots, none on --dry-run, and never the repeatables\' changes', async () => {
+    const { runMtool } = await import('../support/cli.js');
+    const files = {
+      'mtool.config.ts': "import { databaseConfig } from 'mtool';\ndatabaseConfig({ databaseName: 'app', default: true, databaseType: 'sqlite', databaseUrl: 'sqlite:///app.db' });\n",
+      'migrations/app/app__0001_users.sql': '-- upgrade\nCREATE TABLE users (id integer PRIMARY KEY);\n-- rollback\nDROP TABLE users;\n',
+      'migrations/app/app__0002_posts.sql': '-- upgrade\nCREATE TABLE posts (id integer PRIMARY KEY);\n-- rollback\nDROP TABLE posts;\n',
+      'migrations/app/RA__touch.sql': '-- upgrade\nCREATE TABLE IF NOT EXISTS ra_marker (id integer);\n',
+    };
+    const list = async (dir: string) => (await readdir(join(dir, '.mtool', 'schemas')).catch(() => [] as string[])).filter((f) => f.endsWith('.schema.json')).sort();
+
+    const dry = await project(files);
+    expect((await runMtool(['migrate', '--dry-run'], { cwd: dry })).code).toBe(0);
+    expect(await list(dry)).toEqual([]);
+
+    const each = await project(files);
+    expect((await runMtool(['migrate'], { cwd: each })).code).toBe(0);
+    expect(await list(each)).toEqual(['app__0001_users.schema.json', 'app__0002_posts.schema.json']);
+
+    const deferred = await project(files);
+    const run = await runMtool(['migrate', '--defer-snapshots'], { cwd: deferred });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/snapshot written in/);
+    expect(await list(deferred)).toEqual(['app__0002_posts.schema.json']);
+    const snapshot = JSON.parse(await readFile(join(deferred, '.mtool', 'schemas', 'app__0002_posts.schema.json'), 'utf8'));
+    expect(Object.keys(snapshot.tables).sort()).toEqual(['posts', 'users']);
+  });
+});

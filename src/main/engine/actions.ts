@@ -6,6 +6,7 @@ import * as engine from './engine.js';
 import { parseVersionOption } from './planner.js';
 import * as render from './render.js';
 import { exitCodeOf, runOnDatabases, type DatabaseRun } from './run-many.js';
+import { snapshotHooks } from './snapshot-hook.js';
 
 /**
  * The command implementations behind `migrate`, `rollback`, `downgrade`, `status`, `history`,
@@ -80,7 +81,8 @@ export async function migrateAction(ctx: CommandContext, input: CommandInput): P
     perf: flag(o, 'perf'),
     commandLine: commandLine('migrate', o),
   };
-  const runs = await runEach(ctx, entries, all, (entry) => engine.migrate(entry, { root: config.root, log: ctx.log, run: ctx.run }, options));
+  const hooks = snapshotHooks({ root: config.root, databases: config.databases, log: ctx.log });
+  const runs = await runEach(ctx, entries, all, (entry) => engine.migrate(entry, { root: config.root, log: ctx.log, run: ctx.run }, { ...options, hooks }));
   return { data: render.runJson(runs), text: () => render.runText(runs, all), exitCode: exitCodeOf(runs) };
 }
 

@@ -93,13 +93,15 @@ export async function migrate(entry: DatabaseEntry, ctx: EngineContext, options:
             );
           }
         }
-        for (const step of plan.repeatables) outcomes.push((await exec.apply(step.file, step.existing)).outcome);
+        // Before the repeatables: a snapshot is the schema the versioned migrations made (spec:
+        // repeatable migrations write no snapshot), deferred or not.
         if (appliedNow.length > 0 && hooks?.afterBatch) {
           const hook = hooks.afterBatch.bind(hooks);
           await runHook(session, 'after-batch hook', () =>
             hook({ database: entry.name, conn: session.conn, dialect: session.dialect, applied: appliedNow, deferred: options.deferSnapshots ?? false }),
           );
         }
+        for (const step of plan.repeatables) outcomes.push((await exec.apply(step.file, step.existing)).outcome);
       }
       const after = [...records, ...appliedNow.map((a) => a.record), ...(plan.baseline ? plan.versioned.map((f) => ({ version: f.version ?? null })) : [])];
       return {

@@ -1,11 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import type { Connection } from '../../dialects/types.js';
 import type { MigrationFile } from '../../parser/migration-file.js';
-import { schemaIo } from '../../schema/schema-io.js';
 import type { DatabaseEntry } from '../config/types.js';
 import type { Logger } from '../log.js';
-import { trackingTables } from '../models/live-schema.js';
-import { writeSnapshot } from '../snapshot/snapshot-store.js';
 import { formatMs, type EngineHooks } from './executor.js';
 
 export interface SnapshotHookOptions {
@@ -30,6 +27,12 @@ export function snapshotHooks(options: SnapshotHookOptions): EngineHooks {
     const entry = options.databases.find((d) => d.name === database);
     if (!entry || file.version === undefined) return;
     const started = performance.now();
+    // Loaded here, not at the top: a migrate that applies nothing must not pay for introspection.
+    const [{ schemaIo }, { trackingTables }, { writeSnapshot }] = await Promise.all([
+      import('../../schema/schema-io.js'),
+      import('../models/live-schema.js'),
+      import('../snapshot/snapshot-store.js'),
+    ]);
     const schema = await (await schemaIo(entry.type)).introspect(conn, { exclude: trackingTables(entry) });
     const { path } = await writeSnapshot(options.root, { migrationId: `${entry.name}__${file.version}_${file.description}`, databaseName: entry.name, databaseType: entry.type, schema });
     options.log.child({ db_name: entry.name, db_type: entry.type }).info(`snapshot written in ${formatMs(performance.now() - started)}`, { file: path });
