@@ -101,6 +101,19 @@ export function keywordTable(mode: BlockMode): KeywordTable {
 }
 
 /**
+ * Words that can change a resting block tracker's state (see `BlockTracker.skippable`), outside
+ * a body (`inBody` false) or inside one: the scanner searches plain code for these natively
+ * instead of reading every word. Lower-case. PostgreSQL needs `begin` anywhere in a statement
+ * (`BEGIN ATOMIC` opens a body), and `case` and `end` inside a body; MySQL and SQLite decide from
+ * a statement's first words whether a body can follow, and read every token of one, so once
+ * they rest nothing wakes them before the next statement.
+ */
+export function wakeWords(mode: BlockMode, inBody: boolean): readonly string[] {
+  if (mode !== 'pg-atomic') return [];
+  return inBody ? ['begin', 'case', 'end'] : ['begin'];
+}
+
+/**
  * The code of the word `sql[start, start+len)` (ASCII case-insensitive), or K_OTHER.
  * `| 0x20` lower-cases ASCII letters; word characters that are not letters can never map onto
  * a letter that way, so no false match is possible.

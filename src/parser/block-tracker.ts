@@ -44,10 +44,17 @@ export class BlockTracker {
    * are skipped that way, which matters on large scripts.
    */
   idle: boolean;
+  /**
+   * True while no token can change anything except a word of `wakeWords(mode, depth > 0)`: the
+   * scanner may then jump over plain code with a native search for those words and the
+   * characters that open quotes, comments and terminators, without reading the code between.
+   */
+  skippable: boolean;
 
   constructor(mode: BlockMode) {
     this.#mode = mode;
     this.idle = this.#idleAtStart();
+    this.skippable = this.idle;
   }
 
   /** SQLite and MySQL must see the first tokens of every statement; PostgreSQL waits for a keyword. */
@@ -70,6 +77,7 @@ export class BlockTracker {
     if (!this.#touched) return;
     this.#touched = false;
     this.idle = this.#idleAtStart();
+    this.skippable = this.idle;
     if (this.#stack.length > 0) this.#stack.length = 0;
     this.#outerStart = -1;
     this.#tokens = 0;
@@ -146,16 +154,22 @@ export class BlockTracker {
   #updateIdle(): void {
     switch (this.#mode) {
       case 'pg-atomic':
+        // Only keywords count here, and the scanner searches for those (see wakeWords).
         this.idle = this.#prev !== K_BEGIN;
+        this.skippable = this.idle;
         break;
       case 'sqlite-trigger':
         this.idle = this.#tokens > 0 && !this.#header;
+        this.skippable = this.idle && !this.#routine;
         break;
       case 'mysql':
+        // Not a stored program after its first words: nothing can open a block until the `;`.
         this.idle = this.#tokens > 2 && !this.#header && !this.#routine && !this.#pendingEnd;
+        this.skippable = this.idle;
         break;
       case 'none':
         this.idle = true;
+        this.skippable = true;
         break;
     }
   }
@@ -242,6 +256,7 @@ export class BlockTracker {
     if (this.#pendingEnd) {
       this.#pendingEnd = false;
       this.#closeBare();
+      this.#updateIdle();
     }
   }
 

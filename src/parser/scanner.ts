@@ -1,5 +1,5 @@
 import { SqlSyntaxError } from '../errors.js';
-import { K_OTHER, MAX_KEYWORD_LENGTH, P_COLON, P_OTHER, P_RPAREN, P_STRING, keywordCode, keywordTable, wordEquals } from './block-keywords.js';
+import { K_OTHER, MAX_KEYWORD_LENGTH, P_COLON, P_OTHER, P_RPAREN, P_STRING, keywordCode, keywordTable, wakeWords, wordEquals } from './block-keywords.js';
 import { BlockTracker } from './block-tracker.js';
 import { PositionTracker } from './position-tracker.js';
 import type { SplitPreset } from './presets.js';
@@ -29,6 +29,43 @@ interface Tables {
   readonly start: Uint8Array;
   /** 1 where an ASCII code unit continues an unquoted word. */
   readonly wordPart: Uint8Array;
+  /** P_SPACE, P_TOKEN or P_SPECIAL for each ASCII code unit (see {@link plainCodePattern}). */
+  readonly plain: Uint8Array;
+  /**
+   * Find the next code unit that may start something other than a word, whitespace or
+   * one-character punctuation (see {@link plainCodePattern}), outside and inside a block body.
+   * Global, so `lastIndex` sets where `test` starts; every match is one code unit long.
+   */
+  readonly special: RegExp;
+  readonly specialInBody: RegExp;
+}
+
+// What a code unit is to the jump over plain code: whitespace, the start of a word or
+// punctuation token, or a character the jump must stop at.
+const P_SPACE = 1;
+const P_TOKEN = 2;
+const P_SPECIAL = 0;
+
+/**
+ * The source of the regular expression that finds, in plain code, the next code unit that
+ * matters when nothing but terminators, quotes and comments can change the scan: `;`, every
+ * character that opens a quoted run or a comment in this dialect, and the first letter of each
+ * word that can wake the block tracker (a look-ahead checks the rest of the word, so a match is
+ * always one code unit). `-`, `/` and `#` match even where they turn out to be operators, and
+ * `$` even inside a word (`a$b`): the scanner sorts those out, which is cheaper than making
+ * the pattern exact.
+ */
+function plainCodePattern(p: SplitPreset, inBody: boolean): string {
+  let chars = ";'\"\\-/";
+  if (p.backticks) chars += '`';
+  if (p.brackets) chars += '\\[';
+  if (p.dollarQuotes) chars += '$';
+  if (p.hashComment !== 'none') chars += '#';
+  const words = wakeWords(p.blocks, inBody).map((w) => {
+    const either = (ch: string) => `[${ch.toUpperCase()}${ch}]`;
+    return `${either(w[0])}(?=${[...w.slice(1)].map(either).join('')})`;
+  });
+  return [`[${chars}]`, ...words].join('|');
 }
 
 const tablesCache = new WeakMap<SplitPreset, Tables>();
@@ -58,9 +95,53 @@ function tablesFor(p: SplitPreset): Tables {
   if (p.hashComment !== 'none') start[35] = C_HASH;
   start[41] = C_RPAREN;
   start[58] = C_COLON;
-  t = { start, wordPart };
+  const plain = new Uint8Array(128);
+  for (let c = 0; c < 128; c++) {
+    const k = start[c];
+    plain[c] = k === C_SPACE ? P_SPACE : (k === C_WORD || k === C_OTHER || k === C_RPAREN || k === C_COLON) && c !== SEMICOLON ? P_TOKEN : P_SPECIAL;
+  }
+  t = { start, wordPart, plain, special: new RegExp(plainCodePattern(p, false), 'g'), specialInBody: new RegExp(plainCodePattern(p, true), 'g') };
   tablesCache.set(p, t);
   return t;
+}
+
+/** Whether code unit `c` continues an unquoted word (every code unit >= 128 does). */
+function isWordPart(wordPart: Uint8Array, c: number): boolean {
+  return c >= 128 || wordPart[c] === 1;
+}
+
+/**
+ * Where the jump over plain code that starts at token boundary `from` must stop: the next
+ * match of `special` (see {@link plainCodePattern}) that really is special, or the input's
+ * length. Right after a word character, `$` continues the word (`a$b`) and a letter is no
+ * wake word: the search goes on. A quote right after a one-letter word `E` stops at the `E`,
+ * so the word code reads the prefix of an E'' string.
+ */
+function nextSpecial(sql: string, special: RegExp, from: number, wordPart: Uint8Array, dollarInWords: boolean, eStrings: boolean): number {
+  let at = from - 1;
+  for (;;) {
+    special.lastIndex = at + 1;
+    if (!special.test(sql)) return sql.length;
+    at = special.lastIndex - 1;
+    if (at === from) return at;
+    const d = sql.charCodeAt(at);
+    const before = sql.charCodeAt(at - 1);
+    if (d === QUOTE) {
+      return eStrings && (before | 0x20) === 101 && (at - 1 === from || !isWordPart(wordPart, sql.charCodeAt(at - 2))) ? at - 1 : at;
+    }
+    if (!((d === 36 ? dollarInWords : ((d | 0x20) - 97) >>> 0 < 26) && isWordPart(wordPart, before))) return at;
+  }
+}
+
+/** End of the last token in plain code `sql[from, to)`: `to` less trailing whitespace (`from` if none). */
+function endOfPlainTokens(sql: string, cls: Uint8Array, from: number, to: number): number {
+  let e = to;
+  while (e > from) {
+    const d = sql.charCodeAt(e - 1);
+    if (d > 32 || cls[d] !== C_SPACE) break;
+    e--;
+  }
+  return e;
 }
 
 function isDollarTagStart(c: number): boolean {
@@ -231,20 +312,42 @@ export function scanStatements(sql: string, preset: SplitPreset, file: string | 
   const nested = preset.nestedBlockComments;
   const dashAlways = preset.dashComment === 'always';
   const hashAlways = preset.hashComment === 'always';
+  const plain = tables.plain;
+  const dollarInWords = preset.dollarInWords;
+  const directives = preset.delimiterDirective;
 
   let delim = ';';
   let delimFirst = SEMICOLON;
   let delimLen = 1;
+  // `special` knows `;` only: under another terminator every code unit is read.
+  let canSkip = true;
   // Blocks only matter while `;` ends statements: under DELIMITER $$ the body needs no help.
   let trackBlocks = preset.blocks !== 'none';
   let stmtStart = -1;
   let lastEnd = -1;
-  let lastWordStart = -1;
 
   // A byte order mark is not part of the first statement.
   let i = n > 0 && sql.charCodeAt(0) === 0xfeff ? 1 : 0;
   while (i < n) {
-    const c = sql.charCodeAt(i);
+    let c = sql.charCodeAt(i);
+
+    // While only terminators, quotes and comments (and the block tracker's wake words) can
+    // change anything, jump to the next such code unit with a native search: words, whitespace
+    // and punctuation in between need not be read one by one. The jump starts at a token
+    // boundary, so the tokens it passes are exactly the ones the code below would read. It
+    // may start a statement, but not where the first word could be a DELIMITER line.
+    const pk = c < 128 ? plain[c] : P_TOKEN;
+    if (pk !== P_SPECIAL && canSkip && (!trackBlocks || blocks.skippable) && (stmtStart >= 0 || (pk === P_TOKEN && !directives))) {
+      if (stmtStart < 0) stmtStart = i;
+      const at = nextSpecial(sql, trackBlocks && blocks.depth > 0 ? tables.specialInBody : tables.special, i, wordPart, dollarInWords, eStrings);
+      // Kept out of line on purpose: every extra variable live in this loop costs TurboFan
+      // registers, which measurably slows every iteration.
+      const e = endOfPlainTokens(sql, cls, i, at);
+      if (e > i) lastEnd = e;
+      if (at >= n) break;
+      i = at;
+      c = sql.charCodeAt(i);
+    }
 
     if (c === delimFirst && (delimLen === 1 || sql.startsWith(delim, i))) {
       if (trackBlocks && blocks.semicolon(i)) {
@@ -288,6 +391,7 @@ export function scanStatements(sql: string, preset: SplitPreset, file: string | 
             delimFirst = delim.charCodeAt(0);
             delimLen = delim.length;
             trackBlocks = preset.blocks !== 'none' && delim === ';';
+            canSkip = delim === ';';
             blocks.reset();
             i = eol;
             continue;
@@ -300,7 +404,14 @@ export function scanStatements(sql: string, preset: SplitPreset, file: string | 
           const kw = len <= MAX_KEYWORD_LENGTH && ((kwMask[len] >>> c) & 1) !== 0 ? keywordCode(kwTable, sql, i, len) : K_OTHER;
           if (kw !== K_OTHER || !blocks.idle) blocks.word(kw, i, sql.charCodeAt(j) === 40);
         }
-        lastWordStart = i;
+        // PostgreSQL's E'...': the one-letter word E right before a quote prefixes a string
+        // with backslash escapes.
+        if (eStrings && j === i + 1 && (c | 0x20) === 101 && sql.charCodeAt(j) === QUOTE) {
+          const e = endOfBackslashed(sql, j, QUOTE);
+          if (e < 0) throw syntaxError(ctx, "unterminated E'' string literal: add the closing ' (inside E'' strings \\' does not close the string)", i);
+          lastEnd = i = e;
+          continue;
+        }
         lastEnd = i = j;
         continue;
       }
@@ -308,13 +419,6 @@ export function scanStatements(sql: string, preset: SplitPreset, file: string | 
       case C_SQUOTE:
       case C_DQUOTE:
       case C_BACKTICK: {
-        // PostgreSQL's E'...': the `E` was just read as a one-letter word ending right here.
-        if (k === C_SQUOTE && eStrings && lastWordStart === i - 1 && lastEnd === i && (sql.charCodeAt(i - 1) | 0x20) === 101) {
-          const e = endOfBackslashed(sql, i, QUOTE);
-          if (e < 0) throw syntaxError(ctx, "unterminated E'' string literal: add the closing ' (inside E'' strings \\' does not close the string)", i - 1);
-          lastEnd = i = e;
-          continue;
-        }
         const backslash = k === C_SQUOTE ? preset.backslashInSingle : k === C_DQUOTE ? preset.backslashInDouble : preset.backslashInBacktick;
         const e = backslash ? endOfBackslashed(sql, i, c) : endOfDoubled(sql, i, c);
         if (e < 0) throw unterminatedQuote(ctx, preset, i, backslash);
