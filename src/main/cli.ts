@@ -108,12 +108,18 @@ function unknownOption(flag: string, command: CommandDescriptor | undefined): Mt
   return usageError(`Unknown option '${flag}'`, command);
 }
 
-/** Every option any command or the global list declares, to skip option values while looking for the command name. */
+/**
+ * Whether an option token before the command name is followed by its value. The command is not
+ * known yet, so this asks every option any command or the global list declares (globals first).
+ */
 function takesValue(token: string): boolean {
-  const name = token.replace(/^-+/, '');
   const all = [...GLOBAL_OPTIONS, ...COMMANDS.flatMap((c) => c.options ?? [])];
-  const spec = token.startsWith('--') ? all.find((o) => o.name === name) : all.find((o) => o.short === name);
-  return spec?.type === 'string';
+  if (token.startsWith('--')) return all.find((o) => o.name === token.slice(2))?.type === 'string';
+  // A short group: a string option takes the rest of the group, or the next token when it is last.
+  for (let j = 1; j < token.length; j++) {
+    if (all.find((o) => o.short === token[j])?.type === 'string') return j === token.length - 1;
+  }
+  return false;
 }
 
 interface Located {
@@ -173,6 +179,16 @@ function isMtoolFlag(spec: OptionSpec, command: CommandDescriptor | undefined): 
 const SADE_RESERVED = new Set(['h', 'v', 'help', 'version']);
 const RESERVED_KEY_PREFIX = 'mtool-own-';
 
+/**
+ * Whether an unknown long option may go to sade for its strict check. Not: sade's reserved names,
+ * the internal keys, and names of Object.prototype members (`--constructor`, `--no-toString`):
+ * mri looks option names up in plain objects, and those names crash it with a TypeError.
+ */
+function safeForSade(name: string): boolean {
+  const base = name.replace(/^no-/, '');
+  return /^[A-Za-z0-9][\w-]*$/.test(name) && !SADE_RESERVED.has(base) && !base.startsWith(RESERVED_KEY_PREFIX) && !(base in Object.prototype);
+}
+
 /** The key an option has inside sade and mri. */
 function sadeKey(name: string): string {
   return SADE_RESERVED.has(name) ? `${RESERVED_KEY_PREFIX}${name}` : name;
@@ -185,6 +201,10 @@ interface Arranged {
    * then `--` and the positional arguments.
    */
   tokens: string[];
+  /** The known options' values as read here; sade's parse is authoritative when there is a command. */
+  values: OptionValues;
+  /** Positional arguments (from `--` on, everything). */
+  positionals: string[];
   help: boolean;
   version: boolean;
 }
@@ -208,6 +228,7 @@ function arrangeOptions(rest: readonly string[], command: CommandDescriptor | un
   const specs = effectiveOptions(command);
   const options: string[] = [];
   const positionals: string[] = [];
+  const values: OptionValues = {};
   let help = false;
   let version = false;
 
@@ -216,6 +237,7 @@ function arrangeOptions(rest: readonly string[], command: CommandDescriptor | un
     if (flag === 'help') help = true;
     else if (flag === 'version') version = true;
     else options.push(value === undefined ? `--${sadeKey(spec.name)}` : `--${sadeKey(spec.name)}=${value}`);
+    values[spec.name] = value ?? true;
   };
   const valueOf = (spec: OptionSpec, given: string, inline: string | undefined, next: string | undefined): { value: string; used: boolean } => {
     if (inline !== undefined && inline !== '') return { value: inline, used: false };
@@ -248,7 +270,7 @@ function arrangeOptions(rest: readonly string[], command: CommandDescriptor | un
         emit(spec, value);
       } else if (command?.passThrough) {
         positionals.push(token);
-      } else if (command && /^[A-Za-z0-9][\w-]*$/.test(name) && !SADE_RESERVED.has(name) && !name.startsWith(RESERVED_KEY_PREFIX)) {
+      } else if (command && safeForSade(name)) {
         options.push(token); // sade's strict parse reports it through `unknown`
       } else {
         throw unknownOption(`--${name}`, command);
@@ -280,7 +302,7 @@ function arrangeOptions(rest: readonly string[], command: CommandDescriptor | un
       break;
     }
   }
-  return { tokens: positionals.length > 0 ? [...options, '--', ...positionals] : options, help, version };
+  return { tokens: positionals.length > 0 ? [...options, '--', ...positionals] : options, values, positionals, help, version };
 }
 
 /** sade's usage of a command: every argument optional, so sade's "Insufficient arguments!" exit cannot happen; counts are checked in `commandInput`. */
@@ -288,8 +310,9 @@ function sadeUsage(command: CommandDescriptor): string {
   return [command.name, ...(command.args ?? []).map((a) => `[${a.name}]`)].join(' ');
 }
 
+/** sade's flag string: `-d, --database`. No value placeholder: sade would take `<name>` for the long name. */
 function sadeFlag(spec: OptionSpec): string {
-  const long = `--${sadeKey(spec.name)}${spec.type === 'string' ? ` ${spec.value ?? '<value>'}` : ''}`;
+  const long = `--${sadeKey(spec.name)}`;
   return spec.short && !SADE_RESERVED.has(spec.short) ? `-${spec.short}, ${long}` : long;
 }
 
@@ -409,7 +432,9 @@ function applyLogging(globals: GlobalOptions, env: NodeJS.ProcessEnv): void {
   configureLogging({ level, json: globals.json || env.MTOOL_LOG_JSON === 'true' });
 }
 
-interface Invocation {
+/** One parsed command line. */
+export interface CommandLine {
+  /** Undefined for `mtool`, `mtool --help` and `mtool --version`. */
   command: CommandDescriptor | undefined;
   globals: GlobalOptions;
   help: boolean;
@@ -418,18 +443,17 @@ interface Invocation {
   input(): CommandInput;
 }
 
-async function parseInvocation(argv: readonly string[]): Promise<Invocation> {
+/**
+ * Parse argv (without `node` and the script) into the command, global options and the command's
+ * input. Throws a usage `MtoolError` (exit 2) for bad input; never prints or exits.
+ * @example const line = await parseCommandLine(['--json', 'settings', 'show', 'app']); line.input().args.name === 'app'
+ */
+export async function parseCommandLine(argv: readonly string[]): Promise<CommandLine> {
   const { command, rest } = locateCommand(argv);
-  const { tokens, help, version } = arrangeOptions(rest, command);
+  const { tokens, values, positionals, help, version } = arrangeOptions(rest, command);
   if (!command) {
-    // No command, so nothing for sade to parse: only global options (already checked) remain.
-    const values: OptionValues = {};
-    for (const token of tokens) {
-      if (token === '--') break;
-      const [name, value] = token.slice(2).split(/=(.*)/s);
-      values[name] = value ?? true;
-    }
-    if (tokens.includes('--')) throw usageError(`unknown command '${tokens[tokens.indexOf('--') + 1]}'`);
+    // Nothing for sade to parse: only global options, all known (arrangeOptions rejects others).
+    if (positionals.length > 0) throw usageError(`no command before '--' (found '${positionals[0]}' after it); the command name comes first`);
     return { command, globals: readGlobals(values), help, version, input: () => ({ args: {}, options: {} }) };
   }
   const parsed = await parseWithSade(command, tokens);
@@ -493,7 +517,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   let debug = argv.includes('--debug');
   try {
     configureLogging({ level: 'info', json: io.env.MTOOL_LOG_JSON === 'true' || argv.includes('--json') || argv.includes('-j') });
-    const invocation = await parseInvocation(argv);
+    const invocation = await parseCommandLine(argv);
     const { command, globals } = invocation;
     applyLogging(globals, io.env);
     // Stack traces follow the effective level, so --debug-level wins over --debug here too.
