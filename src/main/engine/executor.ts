@@ -53,7 +53,16 @@ export interface ExecutorOptions {
 
 type Direction = 'upgrade' | 'rollback';
 
-const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+const nextImmediate = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+/**
+ * Give a pending SIGINT/SIGTERM its turn. Signals are delivered in the loop's poll phase; one
+ * setImmediate queued from a poll-phase callback (file I/O, a dynamic import) runs in the same
+ * iteration's check phase, before any poll. The second turn always comes after a poll phase.
+ */
+const yieldToEventLoop = async (): Promise<void> => {
+  await nextImmediate();
+  await nextImmediate();
+};
 
 /**
  * Runs migration files against one connection: each file in its own transaction where the
