@@ -7,3 +7,8 @@ import { readFileSync } from 'node:fs';
 export const VERSION: string = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
+
+/** What `mtool --version` prints: `mtool X.Y.Z`, or a JSON document under `--json`. */
+export function versionText(json: boolean): string {
+  return json ? `${JSON.stringify({ name: 'mtool', version: VERSION, node: process.versions.node }, null, 2)}\n` : `mtool ${VERSION}\n`;
+}

@@ -6,33 +6,35 @@
  * Signals: the first SIGINT / SIGTERM aborts the running command's signal and runs its cleanups
  * (a `migrate` releases its lock there), then exits 130 / 143. A second signal exits at once.
  */
-import { runCli } from './cli.js';
-import { RunContext } from './run-context.js';
-
-const run = new RunContext();
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
-let stopping = false;
 
 function exit(code: number): void {
   // Let buffered output reach pipes before the process ends.
   process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
 }
 
-for (const signal of Object.keys(SIGNAL_EXIT) as (keyof typeof SIGNAL_EXIT)[]) {
-  process.on(signal, () => {
-    if (stopping) process.exit(SIGNAL_EXIT[signal]);
-    stopping = true;
-    process.stderr.write(`\nmtool: ${signal === 'SIGINT' ? 'interrupted' : 'terminated'}; cleaning up (send again to exit at once)\n`);
-    run.abort(signal);
-    void run.cleanup().finally(() => exit(SIGNAL_EXIT[signal]));
-  });
+async function main(argv: string[]): Promise<void> {
+  // A bare `mtool --version` needs nothing but the version: answer it before loading the command
+  // line, its command table and its logger (start-up target: within 1.5x of `node -e 0`).
+  if (argv.length === 1 && argv[0] === '--version') {
+    const { versionText } = await import('../version.js');
+    process.stdout.write(versionText(false));
+    return exit(0);
+  }
+  const [{ runCli }, { RunContext }] = await Promise.all([import('./cli.js'), import('./run-context.js')]);
+  const run = new RunContext();
+  let stopping = false;
+  for (const signal of Object.keys(SIGNAL_EXIT) as (keyof typeof SIGNAL_EXIT)[]) {
+    process.on(signal, () => {
+      if (stopping) process.exit(SIGNAL_EXIT[signal]);
+      stopping = true;
+      process.stderr.write(`\nmtool: ${signal === 'SIGINT' ? 'interrupted' : 'terminated'}; cleaning up (send again to exit at once)\n`);
+      run.abort(signal);
+      void run.cleanup().finally(() => exit(SIGNAL_EXIT[signal]));
+    });
+  }
+  const code = await runCli(argv, { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), env: process.env, run });
+  if (!stopping) exit(code);
 }
 
-const code = await runCli(process.argv.slice(2), {
-  stdout: process.stdout,
-  stderr: process.stderr,
-  cwd: process.cwd(),
-  env: process.env,
-  run,
-});
-if (!stopping) exit(code);
+await main(process.argv.slice(2));

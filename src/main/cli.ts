@@ -1,6 +1,6 @@
 import type Sade from 'sade';
 import { ERROR_CODES, isMtoolError, MtoolError, type ErrorCode } from '../errors.js';
-import { VERSION } from '../version.js';
+import { VERSION, versionText } from '../version.js';
 import { COMMANDS } from './commands/index.js';
 import type { CommandContext, CommandDescriptor, CommandInput, GlobalOptions, OptionSpec, OptionValues } from './commands/command.js';
 import type { LoadedConfig } from './config/types.js';
@@ -528,7 +528,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return 0;
     }
     if (invocation.version) {
-      io.stdout.write(globals.json ? `${JSON.stringify({ name: 'mtool', version: VERSION, node: process.versions.node }, null, 2)}\n` : `mtool ${VERSION}\n`);
+      io.stdout.write(versionText(globals.json));
       return 0;
     }
     if (!command) {

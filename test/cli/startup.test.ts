@@ -40,7 +40,7 @@ describe('start-up imports', () => {
 
   it.each([[['--help']], [['--version']], [['new', '--help']]])('mtool %j loads no driver, pool, HTTP client, metrics or pino', async (args) => {
     const modules = await loadedModules(args);
-    expect(modules.some((m) => m.endsWith('/dist/main/cli.js'))).toBe(true);
+    expect(modules.some((m) => m.endsWith('/dist/main/bin.js'))).toBe(true);
     expect(heavyIn(modules)).toEqual([]);
     expect(modules.some((m) => m.includes('/node_modules/pino/'))).toBe(false);
   });
