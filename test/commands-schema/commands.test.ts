@@ -31,6 +31,9 @@ describe('schema commands on sqlite', () => {
     expect(JSON.parse((await p.ok(['check-db', '--json'])).stdout)).toEqual(json);
     expect(parse((await p.ok(['check-db', '--out', 'yaml'])).stdout)).toEqual(json);
     expect((await p.ok(['check-db', '-o', 'sql'])).stdout).toContain('CREATE UNIQUE INDEX "uq_users_email" ON "users" ("email");');
+    // An explicit --out wins over global --json (which only picks the format when none is given).
+    expect((await p.ok(['--json', 'check-db', '--out', 'sql'])).stdout).toContain('CREATE UNIQUE INDEX "uq_users_email" ON "users" ("email");');
+    expect(parse((await p.ok(['check-db', '--out', 'yaml', '--json'])).stdout)).toEqual(json);
     const bad = await p.run(['check-db', '--out', 'xml']);
     expect(bad.code).toBe(2);
   });

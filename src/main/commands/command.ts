@@ -69,6 +69,11 @@ export interface CommandResult {
   data: unknown;
   text(): string;
   exitCode?: number;
+  /**
+   * The user picked this command's output format explicitly (`check-db --out sql`): print
+   * `text()` even under global `--json`, which such commands honour only when no format is given.
+   */
+  ownFormat?: boolean;
 }
 
 export interface CommandDescriptor {

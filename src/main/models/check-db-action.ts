@@ -39,5 +39,5 @@ export async function checkDbAction(ctx: CommandContext, input: CommandInput): P
     default:
       text = () => schemaListing(ir, `Database ${entry.name} (${entry.type})`);
   }
-  return { data, text };
+  return { data, text, ownFormat: typeof out === 'string' };
 }
