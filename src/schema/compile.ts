@@ -19,7 +19,7 @@ import {
 import { MODEL, isModel, type ColumnMap, type DictionaryModel, type EnumModel, type MaterializedViewModel, type Model, type ModelDef, type TableModel } from './model.js';
 import { clickhouseEnumType, mysqlEnumType, nativeTypeOf } from './native-types.js';
 import { normalizeClickHouseEngine, normalizeClickHouseKey } from './normalize-clickhouse.js';
-import { canonicalNativeType, normalizeType } from './normalize-type.js';
+import { canonicalNativeType, columnType, normalizeType } from './normalize-type.js';
 import { isSql } from './sql.js';
 
 export interface CompileOptions {
@@ -225,14 +225,7 @@ class Compiler {
     const out: ColumnIR = {
       name,
       position,
-      type: t.type,
-      ...(t.raw ? { raw: true as const } : {}),
-      ...(t.length !== undefined ? { length: t.length } : {}),
-      ...(t.precision !== undefined ? { precision: t.precision } : {}),
-      ...(t.scale !== undefined ? { scale: t.scale } : {}),
-      ...(t.timezone !== undefined ? { timezone: t.timezone } : {}),
-      ...(enumKey ? { enum: enumKey } : {}),
-      ...(t.enum_values ? { enum_values: t.enum_values } : {}),
+      ...columnType(t, enumKey),
       nullable,
       primary_key: inPk,
       ...(def.autoincrement ? { autoincrement: true as const } : {}),

@@ -85,10 +85,11 @@ export interface SqliteColumnMeta {
   native_type: string;
 }
 
-export interface ColumnIR {
-  name: string;
-  /** 0-based position in the table's definition order (canonical JSON sorts keys, so order lives here). */
-  position: number;
+/**
+ * The fields of a column that say its type: what `normalizeType` decides from the native text
+ * (see `columnType` in normalize-type.ts, which builds them), plus a PostgreSQL enum key.
+ */
+export interface ColumnTypeIR {
   /** Normalized type name, or the native type text when `raw` is true. */
   type: NormalizedTypeName | string;
   /** Present (true) only when `type` is native text outside the normalized set. */
@@ -104,6 +105,12 @@ export interface ColumnIR {
   enum?: string;
   /** MySQL/MariaDB/ClickHouse inline enum: ordered values. */
   enum_values?: string[];
+}
+
+export interface ColumnIR extends ColumnTypeIR {
+  name: string;
+  /** 0-based position in the table's definition order (canonical JSON sorts keys, so order lives here). */
+  position: number;
   nullable: boolean;
   primary_key: boolean;
   /** Server-generated integer key (identity / AUTO_INCREMENT / AUTOINCREMENT). Present only when true. */

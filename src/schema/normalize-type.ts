@@ -1,26 +1,37 @@
 import type { DatabaseType } from '../dialects/types.js';
-import type { NormalizedTypeName } from './ir.js';
+import type { ColumnTypeIR, NormalizedTypeName } from './ir.js';
 
-/** What a native type text means in the IR (the column fields `normalizeType` decides). */
-export interface NormalizedType {
-  /** Normalized type name, or the canonical native text when `raw`. */
-  type: NormalizedTypeName | string;
-  raw?: true;
-  length?: number;
-  precision?: number;
-  scale?: number;
-  /** timestamp only: the type carries a time zone. */
-  timezone?: boolean;
+/**
+ * What a native type text means in the IR: the column's type fields (`type` is the canonical
+ * native text when `raw`; `enum`, a PostgreSQL enum key, is the caller's to set) plus what the
+ * dialect's column metadata needs.
+ */
+export interface NormalizedType extends Omit<ColumnTypeIR, 'enum'> {
   /** MySQL `unsigned`, ClickHouse `UInt*`. */
   unsigned?: true;
-  /** MySQL / ClickHouse inline enum labels in declaration order. */
-  enum_values?: string[];
   /** ClickHouse: the type is wrapped in `Nullable(...)`. */
   nullable?: boolean;
   /** ClickHouse: the type is wrapped in `LowCardinality(...)`. */
   low_cardinality?: boolean;
   /** The native text in the dialect's canonical spelling (what goes into `native_type`). */
   native: string;
+}
+
+/**
+ * The type fields of a column IR from a normalized type, each present only when it applies (so
+ * compiled models and introspection give equal IR). `enumKey`: the PostgreSQL enum type's key.
+ * @example { name, position, ...columnType(normalizeType('varchar(20)', 'mysql')), nullable: true, ... }
+ */
+export function columnType(t: NormalizedType, enumKey?: string): ColumnTypeIR {
+  const out: ColumnTypeIR = { type: t.type };
+  if (t.raw) out.raw = true;
+  if (t.length !== undefined) out.length = t.length;
+  if (t.precision !== undefined) out.precision = t.precision;
+  if (t.scale !== undefined) out.scale = t.scale;
+  if (t.timezone !== undefined) out.timezone = t.timezone;
+  if (enumKey) out.enum = enumKey;
+  if (t.enum_values) out.enum_values = t.enum_values;
+  return out;
 }
 
 export interface NormalizeTypeOptions {

@@ -16,7 +16,7 @@ import {
 } from '../../schema/ir.js';
 import { expressionDefault, literalDefault, readQuoted, stripOuterParens, wholeQuoted } from '../../schema/normalize-default.js';
 import { normalizeClickHouseEngine, normalizeClickHouseKey } from '../../schema/normalize-clickhouse.js';
-import { normalizeType } from '../../schema/normalize-type.js';
+import { columnType, normalizeType, type NormalizedType } from '../../schema/normalize-type.js';
 import { isExcluded, type IntrospectOptions } from '../../schema/schema-io.js';
 import type { Connection, Row } from '../types.js';
 import { clickhouseQuoting as q } from './quoting.js';
@@ -125,28 +125,40 @@ function column(row: Row, position: number): ColumnIR {
   const t = normalizeType(row.type as string, 'clickhouse');
   const kind = String(row.default_kind ?? '');
   const defaultKind: ChColumnMeta['default_kind'] = kind === 'DEFAULT' || kind === 'MATERIALIZED' || kind === 'ALIAS' ? kind : null;
-  const shape = { type: t.type, ...(t.raw ? { raw: true as const } : {}) };
   const text = String(row.default_expression ?? '');
-  const dflt: DefaultIR = defaultKind === null || text === '' ? null : defaultKind === 'DEFAULT' ? clickhouseDefault(text, shape) : expressionDefault(text);
+  const dflt: DefaultIR = defaultKind === null || text === '' ? null : defaultKind === 'DEFAULT' ? clickhouseDefault(text, t) : expressionDefault(text);
+  return chColumn(row.name as string, position, t, {
+    dflt,
+    defaultKind,
+    comment: row.comment ? String(row.comment) : null,
+    codec: row.compression_codec ? String(row.compression_codec) : null,
+  });
+}
+
+/**
+ * A column of a table or dictionary: nullable exactly when its type is `Nullable(...)`, never a
+ * primary-key column (ClickHouse keys are expressions, kept in the table spec), `default_kind`
+ * only when there is a default.
+ */
+function chColumn(
+  name: string,
+  position: number,
+  t: NormalizedType,
+  meta: { dflt: DefaultIR; defaultKind: ChColumnMeta['default_kind']; comment: string | null; codec: string | null },
+): ColumnIR {
   return {
-    name: row.name as string,
+    name,
     position,
-    type: t.type,
-    ...(t.raw ? { raw: true as const } : {}),
-    ...(t.length !== undefined ? { length: t.length } : {}),
-    ...(t.precision !== undefined ? { precision: t.precision } : {}),
-    ...(t.scale !== undefined ? { scale: t.scale } : {}),
-    ...(t.timezone !== undefined ? { timezone: t.timezone } : {}),
-    ...(t.enum_values ? { enum_values: t.enum_values } : {}),
+    ...columnType(t),
     nullable: t.nullable === true,
     primary_key: false,
-    default: dflt,
-    comment: row.comment ? String(row.comment) : null,
+    default: meta.dflt,
+    comment: meta.comment,
     ch_column: {
       native_type: t.native,
       low_cardinality: t.low_cardinality === true,
-      codec: row.compression_codec ? String(row.compression_codec) : null,
-      default_kind: dflt === null ? null : defaultKind,
+      codec: meta.codec,
+      default_kind: meta.dflt === null ? null : meta.defaultKind,
     },
   };
 }
@@ -395,21 +407,7 @@ function dictionaryColumn(item: string, position: number): ColumnIR {
   const t = normalizeType(typeText, 'clickhouse');
   const d = words.find((w) => w.w === 'DEFAULT');
   const next = d ? words.find((w) => w.at > d.at) : undefined;
-  const dflt = d ? clickhouseDefault(id.rest.slice(d.at + 7, next?.at ?? id.rest.length).trim(), { type: t.type, ...(t.raw ? { raw: true as const } : {}) }) : null;
-  return {
-    name: id.name,
-    position,
-    type: t.type,
-    ...(t.raw ? { raw: true as const } : {}),
-    ...(t.precision !== undefined ? { precision: t.precision } : {}),
-    ...(t.scale !== undefined ? { scale: t.scale } : {}),
-    ...(t.timezone !== undefined ? { timezone: t.timezone } : {}),
-    ...(t.enum_values ? { enum_values: t.enum_values } : {}),
-    nullable: t.nullable === true,
-    primary_key: false,
-    default: dflt,
-    comment: null,
-    ch_column: { native_type: t.native, low_cardinality: t.low_cardinality === true, codec: null, default_kind: dflt === null ? null : 'DEFAULT' },
-  };
+  const dflt = d ? clickhouseDefault(id.rest.slice(d.at + 7, next?.at ?? id.rest.length).trim(), t) : null;
+  return chColumn(id.name, position, t, { dflt, defaultKind: 'DEFAULT', comment: null, codec: null });
 }
 

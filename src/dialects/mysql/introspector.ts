@@ -1,6 +1,6 @@
 import { MtoolError } from '../../errors.js';
 import { normalizeIndex, normalizeSqlText, objectKey, type ColumnIR, type ColumnSortIR, type ReferentialAction, type SchemaIR, type TableIR } from '../../schema/ir.js';
-import { normalizeType } from '../../schema/normalize-type.js';
+import { columnType, normalizeType } from '../../schema/normalize-type.js';
 import { isExcluded, type IntrospectOptions } from '../../schema/schema-io.js';
 import type { Connection, Row } from '../types.js';
 import { mysqlQuoting as q } from './quoting.js';
@@ -179,13 +179,7 @@ function column(row: Row, position: number, tableCollation: string | null, flavo
   const out: ColumnIR = {
     name: row.name as string,
     position,
-    type: t.type,
-    ...(t.raw ? { raw: true as const } : {}),
-    ...(t.length !== undefined ? { length: t.length } : {}),
-    ...(t.precision !== undefined ? { precision: t.precision } : {}),
-    ...(t.scale !== undefined ? { scale: t.scale } : {}),
-    ...(t.timezone !== undefined ? { timezone: t.timezone } : {}),
-    ...(t.enum_values ? { enum_values: t.enum_values } : {}),
+    ...columnType(t),
     nullable: row.nullable === 'YES',
     primary_key: false,
     ...(/\bauto_increment\b/i.test(extra) ? { autoincrement: true as const } : {}),
@@ -198,7 +192,7 @@ function column(row: Row, position: number, tableCollation: string | null, flavo
   if (generated && row.generated) {
     attrs.generated = { kind: generated[1]!.toUpperCase() === 'VIRTUAL' ? 'virtual' : 'stored', expression: normalizeSqlText(String(row.generated)) };
   } else {
-    out.default = flavour.columnDefault((row.dflt as string | null) ?? null, extra, { type: t.type, ...(t.raw ? { raw: true as const } : {}) });
+    out.default = flavour.columnDefault((row.dflt as string | null) ?? null, extra, t);
   }
   const onUpdate = /\bon update (\S+)/i.exec(extra);
   if (onUpdate) attrs.on_update = canonicalOnUpdate(onUpdate[1]!);

@@ -13,7 +13,7 @@ import {
   type TableIR,
 } from '../../schema/ir.js';
 import { canonicalNowExpression, expressionDefault, literalDefault, readQuoted, stripOuterParens } from '../../schema/normalize-default.js';
-import { normalizeType } from '../../schema/normalize-type.js';
+import { columnType, normalizeType } from '../../schema/normalize-type.js';
 import { isExcluded, type IntrospectOptions } from '../../schema/schema-io.js';
 import type { Connection, Row } from '../types.js';
 import { postgresQuoting as q } from './quoting.js';
@@ -182,13 +182,7 @@ function column(row: Row, position: number, key: (name: string, schema: string) 
   const out: ColumnIR = {
     name: row.name as string,
     position,
-    type: t.type,
-    ...(t.raw ? { raw: true as const } : {}),
-    ...(t.length !== undefined ? { length: t.length } : {}),
-    ...(t.precision !== undefined ? { precision: t.precision } : {}),
-    ...(t.scale !== undefined ? { scale: t.scale } : {}),
-    ...(t.timezone !== undefined ? { timezone: t.timezone } : {}),
-    ...(enumKey ? { enum: enumKey } : {}),
+    ...columnType(t, enumKey),
     nullable: row.notnull !== true,
     primary_key: false,
     default: null,

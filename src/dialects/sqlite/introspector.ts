@@ -3,7 +3,7 @@ import { autoName } from '../../schema/indexes.js';
 import { normalizeIndex, normalizeSqlText, objectKey, type ColumnIR, type ConstraintIR, type DefaultIR, type ForeignKeyIR, type ReferentialAction, type SchemaIR } from '../../schema/ir.js';
 import { findTopLevelKeyword, matchingParen, readIdentifier, splitTopLevel } from '../../schema/ddl-scan.js';
 import { canonicalNowExpression, expressionDefault, literalDefault, readQuoted, stripOuterParens } from '../../schema/normalize-default.js';
-import { normalizeType } from '../../schema/normalize-type.js';
+import { columnType, normalizeType } from '../../schema/normalize-type.js';
 import { isExcluded, type IntrospectOptions } from '../../schema/schema-io.js';
 import type { Connection, Row } from '../types.js';
 // The comment markers live with the renderer that writes them: the renderer loads with the
@@ -155,17 +155,11 @@ function column(row: Row, position: number, def: ParsedColumn | undefined): Colu
   const out: ColumnIR = {
     name: row.name as string,
     position,
-    type: t.type,
-    ...(t.raw ? { raw: true as const } : {}),
-    ...(t.length !== undefined ? { length: t.length } : {}),
-    ...(t.precision !== undefined ? { precision: t.precision } : {}),
-    ...(t.scale !== undefined ? { scale: t.scale } : {}),
-    ...(t.timezone !== undefined ? { timezone: t.timezone } : {}),
-    ...(t.enum_values ? { enum_values: t.enum_values } : {}),
+    ...columnType(t),
     nullable: Number(row.notnull) === 0 && !pk,
     primary_key: pk,
     ...(def?.autoincrement ? { autoincrement: true as const } : {}),
-    default: sqliteDefault((row.dflt_value as string | null) ?? null, { type: t.type, ...(t.raw ? { raw: true as const } : {}) }),
+    default: sqliteDefault((row.dflt_value as string | null) ?? null, t),
     comment: def?.comment ?? null,
     sqlite_column: { native_type: t.native },
   };
