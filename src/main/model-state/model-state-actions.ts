@@ -5,8 +5,7 @@ import type { CommandContext, CommandInput, CommandResult } from '../commands/co
 import { formatMs } from '../engine/executor.js';
 import { compileDatabaseModels } from '../models/discover-models.js';
 import { onDatabase, targetDatabase } from '../models/live-schema.js';
-import { schemaChecksum, type ModelStateEntry } from '../snapshot/model-state.js';
-import { putModelStateEntry } from './model-state-file.js';
+import { modelStateEntry, putModelStateEntry } from './model-state-file.js';
 import { loadModelState, MODEL_STATE_TABLE, storeModelState } from './model-state-table.js';
 
 /** Default `--output` of both commands (spec: Model state file). */
@@ -31,7 +30,7 @@ export async function exportModelsAction(ctx: CommandContext, input: CommandInpu
   const results: { database: string; database_type: string; tables: number; checksum: string; stored: boolean }[] = [];
   for (const entry of entries) {
     const compiled = await compileDatabaseModels(config, entry, { log: ctx.log, strict: ctx.globals.strictTranslation });
-    const state: ModelStateEntry = { database_type: entry.type, checksum: schemaChecksum(compiled.schema), schema: compiled.schema };
+    const state = modelStateEntry(entry.type, compiled.schema);
     const started = performance.now();
     await putModelStateEntry(out.path, entry.name, state);
     const dbLog = ctx.log.child({ db_name: entry.name, db_type: entry.type });

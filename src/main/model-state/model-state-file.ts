@@ -1,18 +1,69 @@
 import { mkdir, readFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
+import type { DatabaseType } from '../../dialects/types.js';
 import { MtoolError } from '../../errors.js';
-import { canonicalJson } from '../../schema/canonical-json.js';
+import { canonicalJson, sha256Hex } from '../../schema/canonical-json.js';
+import type { SchemaIR } from '../../schema/ir.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
-import { MODEL_STATE_FORMAT_VERSION, schemaChecksum, type ModelState, type ModelStateEntry } from '../snapshot/model-state.js';
+
+/** Current format of `.mtool/model_state.json`. */
+export const MODEL_STATE_FORMAT_VERSION = 1;
 
 /**
- * Read a model state file at any path (`export-models --output`), in the format of
- * `.mtool/model_state.json` (see src/main/snapshot/model-state.ts). `undefined` when absent.
- * `skipCheck` names a database whose entry is about to be replaced: its checksum is not verified
- * (hashing a large schema costs as much as writing it).
- * @throws MtoolError MTOOL_SNAPSHOT when it is not such a file or an entry fails its checksum.
+ * `.mtool/model_state.json` (spec "Model state file"; written by `export-models` and
+ * `recover-model-state`, read by offline `make-migrations` and `diff`). Canonical JSON, written
+ * atomically, meant to be committed:
+ *
+ * ```json
+ * { "format_version": 1,
+ *   "databases": { "<database_name>": { "database_type": "postgresql",
+ *                                       "checksum": "<sha256 of canonicalJson(schema)>",
+ *                                       "schema": { "tables": {}, "enums": {}, "indexes": {}, "constraints": {} } } } }
+ * ```
+ * `schema` is the models compiled for that database (`compileModels`); `checksum` lets readers
+ * detect hand edits and lets `recover-model-state` compare with the copy stored in the database.
  */
-export async function readModelStateFile(path: string, options: { skipCheck?: string } = {}): Promise<ModelState | undefined> {
+export interface ModelState {
+  format_version: 1;
+  databases: Record<string, ModelStateEntry>;
+}
+
+export interface ModelStateEntry {
+  database_type: DatabaseType;
+  checksum: string;
+  schema: SchemaIR;
+}
+
+/** Where the model state file of a project lives by default. */
+export function modelStatePath(root: string): string {
+  return join(root, '.mtool', 'model_state.json');
+}
+
+/** Checksum of one database's schema in the model state file. */
+export function schemaChecksum(schema: SchemaIR): string {
+  return sha256Hex(canonicalJson(schema));
+}
+
+/** A database's entry: its type, its schema and the schema's checksum. */
+export function modelStateEntry(databaseType: DatabaseType, schema: SchemaIR): ModelStateEntry {
+  return { database_type: databaseType, checksum: schemaChecksum(schema), schema };
+}
+
+export interface ReadModelStateOptions {
+  /**
+   * A database whose entry is about to be replaced: its checksum is not verified (hashing a large
+   * schema costs as much as writing it, and a broken entry is what replacing it repairs).
+   */
+  skipCheck?: string;
+}
+
+/**
+ * Read a model state file at any path (`.mtool/model_state.json` or `--output`). `undefined` when
+ * it does not exist.
+ * @throws MtoolError `MTOOL_SNAPSHOT` when it is not valid JSON, has an unknown format, an entry
+ *   has no schema or an entry's checksum does not match; the message says how to regenerate it.
+ */
+export async function readModelStateFile(path: string, options: ReadModelStateOptions = {}): Promise<ModelState | undefined> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -20,28 +71,42 @@ export async function readModelStateFile(path: string, options: { skipCheck?: st
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new MtoolError('MTOOL_SNAPSHOT', `cannot read ${path}: ${(error as Error).message}`, { cause: error });
   }
-  const fix = 'delete it and run `mtool export-models` again, or `mtool recover-model-state`';
-  let state: Partial<ModelState> | null;
+  // export-models and recover-model-state read the file before they replace an entry: a broken file
+  // stops them too, so it has to go first.
+  const fix = 'delete it, then run `mtool export-models` to regenerate it or `mtool recover-model-state` to restore it from the database';
+  let data: unknown;
   try {
-    state = JSON.parse(text) as Partial<ModelState> | null;
+    data = JSON.parse(text);
   } catch (error) {
     throw new MtoolError('MTOOL_SNAPSHOT', `${path} is not valid JSON (${(error as Error).message}); ${fix}`, { cause: error });
   }
-  if (!state || state.format_version !== MODEL_STATE_FORMAT_VERSION || typeof state.databases !== 'object' || state.databases === null) {
+  const state = data as Partial<ModelState> | null;
+  if (!state || typeof state !== 'object' || state.format_version !== MODEL_STATE_FORMAT_VERSION || typeof state.databases !== 'object' || state.databases === null) {
     throw new MtoolError('MTOOL_SNAPSHOT', `${path} is not a model state file of format_version ${MODEL_STATE_FORMAT_VERSION}; ${fix}`);
   }
   for (const [name, entry] of Object.entries(state.databases)) {
-    if (name === options.skipCheck && entry?.schema) continue;
-    if (!entry?.schema || schemaChecksum(entry.schema) !== entry.checksum) {
-      throw new MtoolError('MTOOL_SNAPSHOT', `${path}: the entry of database '${name}' does not match its checksum (edited by hand?); ${fix}`, { database: name });
+    const schema = entry?.schema as unknown as Record<string, unknown> | undefined;
+    if (name === options.skipCheck && schema) continue;
+    if (!schema || ['tables', 'enums', 'indexes', 'constraints'].some((k) => typeof schema[k] !== 'object' || schema[k] === null)) {
+      throw new MtoolError('MTOOL_SNAPSHOT', `${path}: database '${name}' has no valid schema; ${fix}`, { database: name });
+    }
+    if (schemaChecksum(entry.schema) !== entry.checksum) {
+      throw new MtoolError('MTOOL_SNAPSHOT', `${path}: the schema of database '${name}' does not match its checksum (edited by hand?); ${fix}`, { database: name });
     }
   }
   return state as ModelState;
 }
 
+/** Read the project's `.mtool/model_state.json` (see {@link readModelStateFile}). */
+export function readModelState(root: string): Promise<ModelState | undefined> {
+  return readModelStateFile(modelStatePath(root));
+}
+
 /**
- * Put one database's entry into the model state file at `path` (other databases kept), as
- * canonical JSON written atomically with read-back verification.
+ * Put one database's entry into the model state file at `path`, other databases' entries kept,
+ * creating the file (and its folder) when needed: canonical JSON, written atomically with
+ * read-back verification.
+ * @example await putModelStateEntry(modelStatePath(root), 'app', modelStateEntry('postgresql', schema))
  */
 export async function putModelStateEntry(path: string, database: string, entry: ModelStateEntry): Promise<ModelState> {
   const current = (await readModelStateFile(path, { skipCheck: database })) ?? { format_version: MODEL_STATE_FORMAT_VERSION, databases: {} };
@@ -49,4 +114,13 @@ export async function putModelStateEntry(path: string, database: string, entry: 
   await mkdir(dirname(path), { recursive: true });
   await writeFileAtomic(path, canonicalJson(next), { verify: true });
   return next;
+}
+
+/**
+ * Replace one database's entry of the project's `.mtool/model_state.json` (see
+ * {@link putModelStateEntry}).
+ * @example await updateModelState(root, 'app', 'postgresql', compileModels(models, { dialect: 'postgresql' }))
+ */
+export function updateModelState(root: string, databaseName: string, databaseType: DatabaseType, schema: SchemaIR): Promise<ModelState> {
+  return putModelStateEntry(modelStatePath(root), databaseName, modelStateEntry(databaseType, schema));
 }

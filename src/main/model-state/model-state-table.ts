@@ -2,7 +2,7 @@ import type { DatabaseType, Quoting } from '../../dialects/types.js';
 import { MtoolError } from '../../errors.js';
 import type { DatabaseSession } from '../engine/database-session.js';
 import { loadTrackingDialect } from '../engine/tracking-dialect.js';
-import { schemaChecksum, type ModelStateEntry } from '../snapshot/model-state.js';
+import { schemaChecksum, type ModelStateEntry } from './model-state-file.js';
 
 /** Table holding each database's model state, one row per database name (spec: "Model state is also stored in the database"). */
 export const MODEL_STATE_TABLE = '_mtool_model_state';

@@ -9,5 +9,3 @@ export {
 } from './snapshot-store.js';
 export type { SnapshotEntry, SnapshotFile, SnapshotLogOptions, WriteSnapshotInput } from './snapshot-store.js';
 export { normalizeV1Schema } from './snapshot-v1.js';
-export { MODEL_STATE_FORMAT_VERSION, modelStatePath, readModelState, schemaChecksum, updateModelState, writeModelState } from './model-state.js';
-export type { ModelState, ModelStateEntry } from './model-state.js';

@@ -2,7 +2,15 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { modelStatePath, readModelState, schemaChecksum, updateModelState } from '../../src/main/snapshot/index.js';
+import {
+  modelStateEntry,
+  modelStatePath,
+  putModelStateEntry,
+  readModelState,
+  readModelStateFile,
+  schemaChecksum,
+  updateModelState,
+} from '../../src/main/model-state/model-state-file.js';
 import { canonicalJson, col, compileModels, table } from '../../src/schema/index.js';
 
 const users = table('users', { id: col.integer().primaryKey(), email: col.text().notNull() });
@@ -49,5 +57,32 @@ describe('model state file', () => {
     await expect(readModelState(root)).rejects.toMatchObject({ code: 'MTOOL_SNAPSHOT' });
     await writeFile(path, JSON.stringify({ format_version: 7, databases: {} }));
     await expect(readModelState(root)).rejects.toThrow(/format_version 1/);
+  });
+
+  it('writes and reads a file at any path (export-models --output), creating its folder', async () => {
+    const path = join(root, 'out', 'state.json');
+    await putModelStateEntry(path, 'app', modelStateEntry('postgresql', pg));
+    expect(await readModelStateFile(path)).toEqual({ format_version: 1, databases: { app: { database_type: 'postgresql', checksum: schemaChecksum(pg), schema: JSON.parse(JSON.stringify(pg)) } } });
+    expect(await readModelStateFile(join(root, 'out', 'missing.json'))).toBeUndefined();
+  });
+
+  it('replaces a broken entry of the database being written, but not while another entry is broken', async () => {
+    const path = join(root, 'state.json');
+    await putModelStateEntry(path, 'app', modelStateEntry('postgresql', pg));
+    await putModelStateEntry(path, 'cache', modelStateEntry('sqlite', lite));
+    const broken = JSON.parse(await readFile(path, 'utf8'));
+    broken.databases.app.checksum = 'f'.repeat(64);
+    await writeFile(path, JSON.stringify(broken));
+    await expect(readModelStateFile(path)).rejects.toThrow(/database 'app' does not match its checksum/);
+    await expect(putModelStateEntry(path, 'cache', modelStateEntry('sqlite', lite))).rejects.toThrow(/database 'app' does not match its checksum.*delete it/);
+    await putModelStateEntry(path, 'app', modelStateEntry('postgresql', lite));
+    expect((await readModelStateFile(path))!.databases.app!.checksum).toBe(schemaChecksum(lite));
+  });
+
+  it('refuses an entry whose schema lacks one of tables, enums, indexes, constraints', async () => {
+    const path = join(root, 'state.json');
+    const schema = { tables: {}, enums: {}, indexes: {} };
+    await writeFile(path, JSON.stringify({ format_version: 1, databases: { app: { database_type: 'sqlite', checksum: schemaChecksum(schema as never), schema } } }));
+    await expect(readModelStateFile(path)).rejects.toThrow(/database 'app' has no valid schema/);
   });
 });
