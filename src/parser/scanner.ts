@@ -31,6 +31,10 @@ interface Tables {
   readonly wordPart: Uint8Array;
   /** P_SPACE, P_TOKEN or P_SPECIAL for each ASCII code unit (see {@link plainCodePattern}). */
   readonly plain: Uint8Array;
+  /** For each ASCII code unit that opens a quoted run, how the run ends (Q_*); Q_NONE otherwise. */
+  readonly quoteKind: Uint8Array;
+  readonly dollarInWords: boolean;
+  readonly eStrings: boolean;
   /**
    * Find the next code unit that may start something other than a word, whitespace or
    * one-character punctuation (see {@link plainCodePattern}), outside and inside a block body.
@@ -45,6 +49,12 @@ interface Tables {
 const P_SPACE = 1;
 const P_TOKEN = 2;
 const P_SPECIAL = 0;
+
+// How a quoted run ends: at an undoubled quote, also skipping backslash escapes, or at `]`.
+const Q_NONE = 0;
+const Q_DOUBLED = 1;
+const Q_BACKSLASHED = 2;
+const Q_BRACKET = 3;
 
 /**
  * The source of the regular expression that finds, in plain code, the next code unit that
@@ -100,7 +110,15 @@ function tablesFor(p: SplitPreset): Tables {
     const k = start[c];
     plain[c] = k === C_SPACE ? P_SPACE : (k === C_WORD || k === C_OTHER || k === C_RPAREN || k === C_COLON) && c !== SEMICOLON ? P_TOKEN : P_SPECIAL;
   }
-  t = { start, wordPart, plain, special: new RegExp(plainCodePattern(p, false), 'g'), specialInBody: new RegExp(plainCodePattern(p, true), 'g') };
+  const quoteKind = new Uint8Array(128);
+  quoteKind[QUOTE] = p.backslashInSingle ? Q_BACKSLASHED : Q_DOUBLED;
+  quoteKind[34] = p.backslashInDouble ? Q_BACKSLASHED : Q_DOUBLED;
+  if (p.backticks) quoteKind[96] = p.backslashInBacktick ? Q_BACKSLASHED : Q_DOUBLED;
+  if (p.brackets) quoteKind[91] = Q_BRACKET;
+  t = {
+    start, wordPart, plain, quoteKind, dollarInWords: p.dollarInWords, eStrings: p.eStrings,
+    special: new RegExp(plainCodePattern(p, false), 'g'), specialInBody: new RegExp(plainCodePattern(p, true), 'g'),
+  };
   tablesCache.set(p, t);
   return t;
 }
@@ -111,26 +129,48 @@ function isWordPart(wordPart: Uint8Array, c: number): boolean {
 }
 
 /**
- * Where the jump over plain code that starts at token boundary `from` must stop: the next
- * match of `special` (see {@link plainCodePattern}) that really is special, or the input's
- * length. Right after a word character, `$` continues the word (`a$b`) and a letter is no
- * wake word: the search goes on. A quote right after a one-letter word `E` stops at the `E`,
- * so the word code reads the prefix of an E'' string.
+ * Jumps over plain code and quoted runs from token boundary `from`, while only terminators,
+ * comments, dollar quotes and wake words can change the scan (the caller checks that), and
+ * returns where the scanner must look again: the next match of `special` (see
+ * {@link plainCodePattern}) that is not a quoted run, or the input's length.
+ *
+ * Right after a word character, `$` continues the word (`a$b`) and a letter is no wake word:
+ * the search goes on. A quote right after a one-letter word `E` stops at the `E`, so the
+ * word code reads the prefix of an E'' string; an unterminated quoted run stops at its quote,
+ * so the scanner reports it. A small function of its own, so it stays a tight loop: the
+ * scanner's main loop pays for its many variables on every turn.
  */
-function nextSpecial(sql: string, special: RegExp, from: number, wordPart: Uint8Array, dollarInWords: boolean, eStrings: boolean): number {
+function jumpPlainCode(sql: string, t: Tables, special: RegExp, from: number): number {
+  const wordPart = t.wordPart;
+  // Start of the current run of plain code: a token boundary (`from`, or the end of a quoted run).
+  let start = from;
   let at = from - 1;
   for (;;) {
     special.lastIndex = at + 1;
     if (!special.test(sql)) return sql.length;
     at = special.lastIndex - 1;
-    if (at === from) return at;
     const d = sql.charCodeAt(at);
-    const before = sql.charCodeAt(at - 1);
-    if (d === QUOTE) {
-      return eStrings && (before | 0x20) === 101 && (at - 1 === from || !isWordPart(wordPart, sql.charCodeAt(at - 2))) ? at - 1 : at;
+    if (at > start) {
+      const before = sql.charCodeAt(at - 1);
+      if (d === QUOTE) {
+        if (t.eStrings && (before | 0x20) === 101 && (at - 1 === start || !isWordPart(wordPart, sql.charCodeAt(at - 2)))) return at - 1;
+      } else if ((d === 36 ? t.dollarInWords : ((d | 0x20) - 97) >>> 0 < 26) && isWordPart(wordPart, before)) {
+        continue;
+      }
     }
-    if (!((d === 36 ? dollarInWords : ((d | 0x20) - 97) >>> 0 < 26) && isWordPart(wordPart, before))) return at;
+    const q = t.quoteKind[d];
+    if (q === Q_NONE) return at;
+    const e = q === Q_DOUBLED ? endOfDoubled(sql, at, d) : q === Q_BACKSLASHED ? endOfBackslashed(sql, at, d) : endOfBracket(sql, at);
+    if (e < 0) return at;
+    start = e;
+    at = e - 1;
   }
+}
+
+/** End (exclusive) of a `[...]` identifier opened at `i`; -1 if unterminated. */
+function endOfBracket(sql: string, i: number): number {
+  const k = sql.indexOf(']', i + 1);
+  return k < 0 ? -1 : k + 1;
 }
 
 /** End of the last token in plain code `sql[from, to)`: `to` less trailing whitespace (`from` if none). */
@@ -313,7 +353,6 @@ export function scanStatements(sql: string, preset: SplitPreset, file: string | 
   const dashAlways = preset.dashComment === 'always';
   const hashAlways = preset.hashComment === 'always';
   const plain = tables.plain;
-  const dollarInWords = preset.dollarInWords;
   const directives = preset.delimiterDirective;
 
   let delim = ';';
@@ -339,7 +378,7 @@ export function scanStatements(sql: string, preset: SplitPreset, file: string | 
     const pk = c < 128 ? plain[c] : P_TOKEN;
     if (pk !== P_SPECIAL && canSkip && (!trackBlocks || blocks.skippable) && (stmtStart >= 0 || (pk === P_TOKEN && !directives))) {
       if (stmtStart < 0) stmtStart = i;
-      const at = nextSpecial(sql, trackBlocks && blocks.depth > 0 ? tables.specialInBody : tables.special, i, wordPart, dollarInWords, eStrings);
+      const at = jumpPlainCode(sql, tables, trackBlocks && blocks.depth > 0 ? tables.specialInBody : tables.special, i);
       // Kept out of line on purpose: every extra variable live in this loop costs TurboFan
       // registers, which measurably slows every iteration.
       const e = endOfPlainTokens(sql, cls, i, at);
@@ -429,11 +468,11 @@ export function scanStatements(sql: string, preset: SplitPreset, file: string | 
       }
 
       case C_BRACKET: {
-        const e = sql.indexOf(']', i + 1);
+        const e = endOfBracket(sql, i);
         if (e < 0) throw syntaxError(ctx, 'unterminated quoted identifier: add the closing ]', i);
         if (stmtStart < 0) stmtStart = i;
         if (trackBlocks && !blocks.idle) blocks.punct(P_OTHER, i);
-        lastEnd = i = e + 1;
+        lastEnd = i = e;
         continue;
       }
 
