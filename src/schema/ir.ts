@@ -294,6 +294,27 @@ export function objectKey(table: string, name: string): string {
   return `${table}.${name}`;
 }
 
+/** A table's columns in definition order (`position`): the order DDL lists them in. */
+export function columnsInOrder(table: TableIR): ColumnIR[] {
+  return Object.values(table.columns).sort((a, b) => a.position - b.position);
+}
+
+/** The constraints of one table, in key order (so rendered DDL is stable). */
+export function tableConstraints(ir: SchemaIR, tableKey: string): ConstraintIR[] {
+  return Object.keys(ir.constraints)
+    .sort()
+    .map((k) => ir.constraints[k]!)
+    .filter((c) => c.table === tableKey);
+}
+
+/** The indexes of one table, in key order (so rendered DDL is stable). */
+export function tableIndexes(ir: SchemaIR, tableKey: string): IndexIR[] {
+  return Object.keys(ir.indexes)
+    .sort()
+    .map((k) => ir.indexes[k]!)
+    .filter((i) => i.table === tableKey);
+}
+
 /** Collapse runs of whitespace and trim, so SQL fragments written differently compare equal. */
 export function normalizeSqlText(sql: string): string {
   return sql.replace(/\s+/g, ' ').trim();

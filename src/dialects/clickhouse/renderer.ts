@@ -1,6 +1,7 @@
 import { splitTopLevel } from '../../schema/ddl-scan.js';
-import type { ChDictionarySpec, ChMaterializedViewSpec, ChTableSpec, ColumnIR, DefaultIR, IndexIR, SchemaIR, TableIR } from '../../schema/ir.js';
+import { columnsInOrder, tableIndexes, type ChDictionarySpec, type ChMaterializedViewSpec, type ChTableSpec, type ColumnIR, type DefaultIR, type IndexIR, type SchemaIR, type TableIR } from '../../schema/ir.js';
 import { unknownTable } from '../../schema/schema-io.js';
+import { identList, keyName } from '../render-parts.js';
 import { clickhouseQuoting as q } from './quoting.js';
 
 /**
@@ -33,15 +34,6 @@ export function createObject(ir: SchemaIR, key: string): string {
     default:
       return createView(ir, table);
   }
-}
-
-function name(key: string): string {
-  const dot = key.indexOf('.');
-  return dot > 0 ? q.qualified(key.slice(0, dot), key.slice(dot + 1)) : q.ident(key);
-}
-
-function sortedColumns(table: TableIR): ColumnIR[] {
-  return Object.values(table.columns).sort((a, b) => a.position - b.position);
 }
 
 /** `` `name` Type [DEFAULT|MATERIALIZED|ALIAS expr] [COMMENT '..'] [CODEC(..)] ``. */
@@ -123,21 +115,18 @@ export function skipIndexClause(index: IndexIR): string {
 export function createTable(ir: SchemaIR, key: string): string {
   const table = ir.tables[key]!;
   const spec = table.backend_table_spec as ChTableSpec;
-  const items = sortedColumns(table).map((c) => `  ${columnDefinition(c)}`);
-  for (const k of Object.keys(ir.indexes).sort()) {
-    const index = ir.indexes[k]!;
-    if (index.table === key && index.type) items.push(`  ${skipIndexClause(index)}`);
-  }
+  const items = columnsInOrder(table).map((c) => `  ${columnDefinition(c)}`);
+  for (const index of tableIndexes(ir, key)) if (index.type) items.push(`  ${skipIndexClause(index)}`);
   for (const p of spec.projections ?? []) items.push(`  PROJECTION ${q.ident(p.name)} (${p.query})`);
   const comment = table.comment !== null ? ` COMMENT ${q.literal(table.comment)}` : '';
-  return `CREATE TABLE ${name(key)} (\n${items.join(',\n')}\n) ${engineClause(spec)}${comment}`;
+  return `CREATE TABLE ${keyName(q, key)} (\n${items.join(',\n')}\n) ${engineClause(spec)}${comment}`;
 }
 
 function createView(ir: SchemaIR, table: TableIR): string {
   const spec = table.backend_table_spec as ChMaterializedViewSpec;
   if (table.object_type === 'view') return `CREATE VIEW ${q.ident(table.name)} AS ${spec.query}`;
   let sql = `CREATE MATERIALIZED VIEW ${q.ident(table.name)}`;
-  if (spec.to) sql += ` TO ${ir.tables[spec.to] ? q.ident(ir.tables[spec.to]!.name) : name(spec.to)}`;
+  if (spec.to) sql += ` TO ${ir.tables[spec.to] ? q.ident(ir.tables[spec.to]!.name) : keyName(q, spec.to)}`;
   else if (spec.engine) sql += ` ${engineClause({ engine: spec.engine, order_by: spec.order_by, partition_by: spec.partition_by })}`;
   return `${sql} AS ${spec.query}`;
 }
@@ -152,10 +141,10 @@ function params(p: { type: string; params: Record<string, string> }): string {
 
 export function createDictionary(table: TableIR): string {
   const spec = table.backend_table_spec as ChDictionarySpec;
-  const cols = sortedColumns(table).map((c) => `  ${q.ident(c.name)} ${c.ch_column?.native_type ?? portableType(c)}${c.default ? ` DEFAULT ${defaultSql(c.default)}` : ''}`);
+  const cols = columnsInOrder(table).map((c) => `  ${q.ident(c.name)} ${c.ch_column?.native_type ?? portableType(c)}${c.default ? ` DEFAULT ${defaultSql(c.default)}` : ''}`);
   return [
     `CREATE DICTIONARY ${q.ident(table.name)} (\n${cols.join(',\n')}\n)`,
-    `PRIMARY KEY ${spec.primary_key.map((k) => q.ident(k)).join(', ')}`,
+    `PRIMARY KEY ${identList(q, spec.primary_key)}`,
     `SOURCE(${params(spec.source)})`,
     `LAYOUT(${params(spec.layout)})`,
     `LIFETIME(MIN ${spec.lifetime.min} MAX ${spec.lifetime.max})`,

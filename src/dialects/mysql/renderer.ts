@@ -1,5 +1,6 @@
-import type { CheckConstraintIR, ColumnIR, DefaultIR, ForeignKeyIR, IndexIR, SchemaIR, UniqueConstraintIR } from '../../schema/ir.js';
+import { columnsInOrder, tableConstraints, tableIndexes, type CheckConstraintIR, type ColumnIR, type DefaultIR, type ForeignKeyIR, type IndexIR, type SchemaIR, type UniqueConstraintIR } from '../../schema/ir.js';
 import { unknownTable } from '../../schema/schema-io.js';
+import * as parts from '../render-parts.js';
 import { mysqlQuoting as q } from './quoting.js';
 
 /**
@@ -14,29 +15,20 @@ export function renderMysqlSchema(ir: SchemaIR): string[] {
   const keys = Object.keys(ir.tables)
     .sort()
     .filter((k) => ir.tables[k]!.object_type === 'table');
-  return [...keys.map((k) => createTable(ir, k)), ...keys.flatMap((k) => tableIndexes(ir, k)), ...keys.flatMap((k) => tableForeignKeys(ir, k))];
+  return [...keys.map((k) => createTable(ir, k)), ...keys.flatMap((k) => indexesOf(ir, k)), ...keys.flatMap((k) => tableForeignKeys(ir, k))];
 }
 
 /** One table, its indexes and foreign keys (`mtool snapshot TABLE`). */
 export function renderMysqlTable(ir: SchemaIR, tableKey: string): string[] {
   if (!ir.tables[tableKey]) throw unknownTable(ir, tableKey);
-  return [createTable(ir, tableKey), ...tableIndexes(ir, tableKey), ...tableForeignKeys(ir, tableKey)];
-}
-
-function constraintsOf(ir: SchemaIR, key: string) {
-  return Object.keys(ir.constraints)
-    .sort()
-    .map((k) => ir.constraints[k]!)
-    .filter((c) => c.table === key);
+  return [createTable(ir, tableKey), ...indexesOf(ir, tableKey), ...tableForeignKeys(ir, tableKey)];
 }
 
 export function createTable(ir: SchemaIR, key: string): string {
   const table = ir.tables[key]!;
-  const lines = Object.values(table.columns)
-    .sort((a, b) => a.position - b.position)
-    .map((c) => `  ${columnDefinition(c)}`);
-  if (table.primary_key.length > 0) lines.push(`  PRIMARY KEY (${table.primary_key.map((c) => q.ident(c)).join(', ')})`);
-  for (const c of constraintsOf(ir, key)) {
+  const lines = columnsInOrder(table).map((c) => `  ${columnDefinition(c)}`);
+  if (table.primary_key.length > 0) lines.push(`  ${parts.primaryKeyClause(q, table.primary_key)}`);
+  for (const c of tableConstraints(ir, key)) {
     if (c.kind === 'unique') lines.push(`  ${uniqueClause(c)}`);
     else if (c.kind === 'check') lines.push(`  ${checkClause(c)}`);
   }
@@ -96,31 +88,22 @@ function portableType(c: ColumnIR): string {
 }
 
 export function uniqueClause(c: UniqueConstraintIR): string {
-  return `CONSTRAINT ${q.ident(c.name)} UNIQUE (${c.columns.map((x) => q.ident(x)).join(', ')})`;
+  return parts.uniqueClause(q, c);
 }
 
 export function checkClause(c: CheckConstraintIR): string {
-  return `CONSTRAINT ${q.ident(c.name)} CHECK (${c.expression})`;
+  return parts.checkClause(q, c);
 }
 
-function tableIndexes(ir: SchemaIR, key: string): string[] {
-  return Object.keys(ir.indexes)
-    .sort()
-    .map((k) => ir.indexes[k]!)
-    .filter((i) => i.table === key)
-    .map((i) => createIndex(ir, i));
+function indexesOf(ir: SchemaIR, key: string): string[] {
+  return tableIndexes(ir, key).map((i) => createIndex(ir, i));
 }
 
 /** `CREATE [UNIQUE|FULLTEXT|SPATIAL] INDEX ... ON ... (col(prefix) DESC, (expr)) [USING method]`. */
 export function createIndex(ir: SchemaIR, index: IndexIR): string {
   const table = ir.tables[index.table];
   const prefixes = (index.attrs?.prefix_lengths as Record<string, number> | undefined) ?? {};
-  const cols = index.columns.map((entry) => {
-    let text = table?.columns[entry] ? q.ident(entry) : `(${entry})`;
-    if (prefixes[entry] !== undefined) text += `(${prefixes[entry]})`;
-    if (index.column_sorting[entry]?.order === 'desc') text += ' DESC';
-    return text;
-  });
+  const cols = index.columns.map((entry) => parts.indexEntry(q, table, index, entry, prefixes[entry] !== undefined ? `(${prefixes[entry]})` : ''));
   const special = index.using === 'fulltext' || index.using === 'spatial';
   const kind = special ? `${index.using!.toUpperCase()} ` : index.unique ? 'UNIQUE ' : '';
   const using = index.using && !special ? ` USING ${index.using.toUpperCase()}` : '';
@@ -128,21 +111,15 @@ export function createIndex(ir: SchemaIR, index: IndexIR): string {
 }
 
 function tableForeignKeys(ir: SchemaIR, key: string): string[] {
-  return constraintsOf(ir, key)
+  return tableConstraints(ir, key)
     .filter((c): c is ForeignKeyIR => c.kind === 'foreign_key')
     .map((fk) => addForeignKey(fk));
 }
 
-/** Table keys `db.table` (another database) are written qualified. */
-function refName(key: string): string {
-  const dot = key.indexOf('.');
-  return dot > 0 ? q.qualified(key.slice(0, dot), key.slice(dot + 1)) : q.ident(key);
-}
-
-/** `ALTER TABLE ... ADD CONSTRAINT ... FOREIGN KEY (...) REFERENCES ... [ON DELETE ..] [ON UPDATE ..]` (MySQL has no DEFERRABLE). */
+/**
+ * `ALTER TABLE ... ADD CONSTRAINT ... FOREIGN KEY (...) REFERENCES ... [ON DELETE ..] [ON UPDATE ..]`
+ * (MySQL has no DEFERRABLE). A referenced key `db.table` (another database) is written qualified.
+ */
 export function addForeignKey(fk: ForeignKeyIR): string {
-  let sql = `ALTER TABLE ${q.ident(fk.table)} ADD CONSTRAINT ${q.ident(fk.name)} FOREIGN KEY (${fk.columns.map((c) => q.ident(c)).join(', ')}) REFERENCES ${refName(fk.ref_table)} (${fk.ref_columns.map((c) => q.ident(c)).join(', ')})`;
-  if (fk.on_delete !== 'NO ACTION') sql += ` ON DELETE ${fk.on_delete}`;
-  if (fk.on_update !== 'NO ACTION') sql += ` ON UPDATE ${fk.on_update}`;
-  return sql;
+  return `ALTER TABLE ${q.ident(fk.table)} ADD ${parts.foreignKeyClause(q, fk, parts.keyName(q, fk.ref_table))}`;
 }

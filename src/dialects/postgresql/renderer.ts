@@ -1,5 +1,19 @@
-import type { ColumnIR, EnumIR, ForeignKeyIR, IndexIR, SchemaIR, TableIR, UniqueConstraintIR, CheckConstraintIR, DefaultIR } from '../../schema/ir.js';
+import {
+  columnsInOrder,
+  tableConstraints,
+  tableIndexes,
+  type CheckConstraintIR,
+  type ColumnIR,
+  type DefaultIR,
+  type EnumIR,
+  type ForeignKeyIR,
+  type IndexIR,
+  type SchemaIR,
+  type TableIR,
+  type UniqueConstraintIR,
+} from '../../schema/ir.js';
 import { unknownTable } from '../../schema/schema-io.js';
+import * as parts from '../render-parts.js';
 import { postgresQuoting as q } from './quoting.js';
 
 /**
@@ -18,7 +32,7 @@ export function renderPostgresSchema(ir: SchemaIR): string[] {
   for (const key of sortedKeys(ir.enums)) out.push(createEnum(ir.enums[key]!));
   const tables = sortedKeys(ir.tables).filter((k) => ir.tables[k]!.object_type === 'table');
   for (const key of tables) out.push(createTable(ir, key));
-  for (const key of tables) out.push(...tableIndexes(ir, key));
+  for (const key of tables) out.push(...indexesOf(ir, key));
   for (const key of tables) out.push(...tableForeignKeys(ir, key));
   for (const key of tables) out.push(...comments(ir.tables[key]!));
   return out;
@@ -28,7 +42,7 @@ export function renderPostgresSchema(ir: SchemaIR): string[] {
 export function renderPostgresTable(ir: SchemaIR, tableKey: string): string[] {
   const table = ir.tables[tableKey];
   if (!table) throw unknownTable(ir, tableKey);
-  return [createTable(ir, tableKey), ...tableIndexes(ir, tableKey), ...tableForeignKeys(ir, tableKey), ...comments(table)];
+  return [createTable(ir, tableKey), ...indexesOf(ir, tableKey), ...tableForeignKeys(ir, tableKey), ...comments(table)];
 }
 
 function sortedKeys(map: Record<string, unknown>): string[] {
@@ -38,16 +52,12 @@ function sortedKeys(map: Record<string, unknown>): string[] {
 /** Quoted, schema-qualified name of a table key (also for keys not in the IR: `schema.table`). */
 export function tableName(ir: SchemaIR, key: string): string {
   const t = ir.tables[key];
-  if (t) return q.qualified(t.schema, t.name);
-  const dot = key.indexOf('.');
-  return dot > 0 ? q.qualified(key.slice(0, dot), key.slice(dot + 1)) : q.ident(key);
+  return t ? q.qualified(t.schema, t.name) : parts.keyName(q, key);
 }
 
 function enumName(ir: SchemaIR, key: string): string {
   const e = ir.enums[key];
-  if (e) return q.qualified(e.schema, e.name);
-  const dot = key.indexOf('.');
-  return dot > 0 ? q.qualified(key.slice(0, dot), key.slice(dot + 1)) : q.ident(key);
+  return e ? q.qualified(e.schema, e.name) : parts.keyName(q, key);
 }
 
 /** `CREATE TYPE "app"."status" AS ENUM ('a', 'b')`. */
@@ -58,11 +68,9 @@ export function createEnum(e: EnumIR): string {
 /** CREATE TABLE with columns, primary key, unique and check constraints (and exclusion constraints kept in `attrs`). */
 export function createTable(ir: SchemaIR, key: string): string {
   const table = ir.tables[key]!;
-  const lines = Object.values(table.columns)
-    .sort((a, b) => a.position - b.position)
-    .map((c) => `  ${columnDefinition(ir, c)}`);
-  if (table.primary_key.length > 0) lines.push(`  PRIMARY KEY (${table.primary_key.map((c) => q.ident(c)).join(', ')})`);
-  for (const c of constraintsOf(ir, key)) {
+  const lines = columnsInOrder(table).map((c) => `  ${columnDefinition(ir, c)}`);
+  if (table.primary_key.length > 0) lines.push(`  ${parts.primaryKeyClause(q, table.primary_key)}`);
+  for (const c of tableConstraints(ir, key)) {
     if (c.kind === 'unique') lines.push(`  ${uniqueClause(c)}`);
     else if (c.kind === 'check') lines.push(`  ${checkClause(c)}`);
   }
@@ -72,19 +80,12 @@ export function createTable(ir: SchemaIR, key: string): string {
   return `CREATE TABLE ${tableName(ir, key)} (\n${lines.join(',\n')}\n)`;
 }
 
-function constraintsOf(ir: SchemaIR, key: string) {
-  return Object.keys(ir.constraints)
-    .sort()
-    .map((k) => ir.constraints[k]!)
-    .filter((c) => c.table === key);
-}
-
 export function uniqueClause(c: UniqueConstraintIR): string {
-  return `CONSTRAINT ${q.ident(c.name)} UNIQUE${c.nulls_not_distinct ? ' NULLS NOT DISTINCT' : ''} (${c.columns.map((x) => q.ident(x)).join(', ')})`;
+  return parts.uniqueClause(q, c, c.nulls_not_distinct ? ' NULLS NOT DISTINCT' : '');
 }
 
 export function checkClause(c: CheckConstraintIR): string {
-  return `CONSTRAINT ${q.ident(c.name)} CHECK (${c.expression})`;
+  return parts.checkClause(q, c);
 }
 
 /** `"name" type [COLLATE ..] [GENERATED ...] [DEFAULT ...] [NOT NULL]`. */
@@ -142,12 +143,8 @@ function portableType(c: ColumnIR): string {
   }
 }
 
-function tableIndexes(ir: SchemaIR, key: string): string[] {
-  return Object.keys(ir.indexes)
-    .sort()
-    .map((k) => ir.indexes[k]!)
-    .filter((i) => i.table === key)
-    .map((i) => createIndex(ir, i));
+function indexesOf(ir: SchemaIR, key: string): string[] {
+  return tableIndexes(ir, key).map((i) => createIndex(ir, i));
 }
 
 /**
@@ -157,18 +154,14 @@ function tableIndexes(ir: SchemaIR, key: string): string[] {
  */
 export function createIndex(ir: SchemaIR, index: IndexIR): string {
   const table = ir.tables[index.table];
-  const keyPart = (entry: string) => (table?.columns[entry] ? q.ident(entry) : `(${entry})`);
   const cols = index.columns.map((entry) => {
-    const sort = index.column_sorting[entry];
-    let text = keyPart(entry);
-    if (sort?.order === 'desc') text += ' DESC';
-    if (sort?.nulls) text += ` NULLS ${sort.nulls.toUpperCase()}`;
-    return text;
+    const nulls = index.column_sorting[entry]?.nulls;
+    return `${parts.indexEntry(q, table, index, entry)}${nulls ? ` NULLS ${nulls.toUpperCase()}` : ''}`;
   });
   let sql = `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${index.concurrently ? 'CONCURRENTLY ' : ''}${q.ident(index.name)} ON ${tableName(ir, index.table)}`;
   if (index.using) sql += ` USING ${index.using}`;
   sql += ` (${cols.join(', ')})`;
-  if (index.include.length > 0) sql += ` INCLUDE (${index.include.map((c) => q.ident(c)).join(', ')})`;
+  if (index.include.length > 0) sql += ` INCLUDE (${parts.identList(q, index.include)})`;
   if (index.nulls_not_distinct) sql += ' NULLS NOT DISTINCT';
   const params = Object.keys(index.with_params).sort();
   if (params.length > 0) sql += ` WITH (${params.map((k) => `${k} = ${paramValue(index.with_params[k]!)}`).join(', ')})`;
@@ -182,16 +175,14 @@ function paramValue(value: string): string {
 }
 
 function tableForeignKeys(ir: SchemaIR, key: string): string[] {
-  return constraintsOf(ir, key)
+  return tableConstraints(ir, key)
     .filter((c): c is ForeignKeyIR => c.kind === 'foreign_key')
     .map((fk) => addForeignKey(ir, fk));
 }
 
 /** `ALTER TABLE ... ADD CONSTRAINT ... FOREIGN KEY ... REFERENCES ... [ON DELETE ..] [ON UPDATE ..] [DEFERRABLE [INITIALLY DEFERRED]]`. */
 export function addForeignKey(ir: SchemaIR, fk: ForeignKeyIR): string {
-  let sql = `ALTER TABLE ${tableName(ir, fk.table)} ADD CONSTRAINT ${q.ident(fk.name)} FOREIGN KEY (${fk.columns.map((c) => q.ident(c)).join(', ')}) REFERENCES ${tableName(ir, fk.ref_table)} (${fk.ref_columns.map((c) => q.ident(c)).join(', ')})`;
-  if (fk.on_delete !== 'NO ACTION') sql += ` ON DELETE ${fk.on_delete}`;
-  if (fk.on_update !== 'NO ACTION') sql += ` ON UPDATE ${fk.on_update}`;
+  let sql = `ALTER TABLE ${tableName(ir, fk.table)} ADD ${parts.foreignKeyClause(q, fk, tableName(ir, fk.ref_table))}`;
   if (fk.deferrable) sql += fk.initially_deferred ? ' DEFERRABLE INITIALLY DEFERRED' : ' DEFERRABLE';
   return sql;
 }
@@ -201,7 +192,7 @@ export function comments(table: TableIR): string[] {
   const name = q.qualified(table.schema, table.name);
   const out: string[] = [];
   if (table.comment !== null) out.push(`COMMENT ON TABLE ${name} IS ${q.literal(table.comment)}`);
-  for (const c of Object.values(table.columns).sort((a, b) => a.position - b.position)) {
+  for (const c of columnsInOrder(table)) {
     if (c.comment !== null) out.push(`COMMENT ON COLUMN ${name}.${q.ident(c.name)} IS ${q.literal(c.comment)}`);
   }
   return out;

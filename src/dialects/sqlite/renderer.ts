@@ -1,5 +1,6 @@
-import type { CheckConstraintIR, ColumnIR, DefaultIR, ForeignKeyIR, IndexIR, SchemaIR, UniqueConstraintIR } from '../../schema/ir.js';
+import { columnsInOrder, tableConstraints, tableIndexes, type CheckConstraintIR, type ColumnIR, type DefaultIR, type ForeignKeyIR, type IndexIR, type SchemaIR, type UniqueConstraintIR } from '../../schema/ir.js';
 import { unknownTable } from '../../schema/schema-io.js';
+import * as parts from '../render-parts.js';
 import { sqliteQuoting as q } from './quoting.js';
 
 /**
@@ -23,13 +24,13 @@ export function renderSqliteSchema(ir: SchemaIR): string[] {
   const keys = Object.keys(ir.tables)
     .sort()
     .filter((k) => ir.tables[k]!.object_type === 'table');
-  return [...keys.map((k) => createTable(ir, k)), ...keys.flatMap((k) => tableIndexes(ir, k))];
+  return [...keys.map((k) => createTable(ir, k)), ...keys.flatMap((k) => indexesOf(ir, k))];
 }
 
 /** One table and its indexes (`mtool snapshot TABLE`). */
 export function renderSqliteTable(ir: SchemaIR, tableKey: string): string[] {
   if (!ir.tables[tableKey]) throw unknownTable(ir, tableKey);
-  return [createTable(ir, tableKey), ...tableIndexes(ir, tableKey)];
+  return [createTable(ir, tableKey), ...indexesOf(ir, tableKey)];
 }
 
 /** A block comment carrying `text` as JSON, safe inside SQL (`*\/` cannot end it early). */
@@ -40,15 +41,11 @@ function marked(mark: string, text: string): string {
 /** CREATE TABLE with columns, primary key and every constraint inline. */
 export function createTable(ir: SchemaIR, key: string): string {
   const table = ir.tables[key]!;
-  const columns = Object.values(table.columns).sort((a, b) => a.position - b.position);
+  const columns = columnsInOrder(table);
   const inlinePk = columns.find((c) => c.autoincrement && table.primary_key.length === 1 && table.primary_key[0] === c.name);
   const lines = columns.map((c) => `  ${columnDefinition(c, c === inlinePk)}`);
-  if (table.primary_key.length > 0 && !inlinePk) lines.push(`  PRIMARY KEY (${table.primary_key.map((c) => q.ident(c)).join(', ')})`);
-  const constraints = Object.keys(ir.constraints)
-    .sort()
-    .map((k) => ir.constraints[k]!)
-    .filter((c) => c.table === key);
-  for (const c of constraints) {
+  if (table.primary_key.length > 0 && !inlinePk) lines.push(`  ${parts.primaryKeyClause(q, table.primary_key)}`);
+  for (const c of tableConstraints(ir, key)) {
     if (c.kind === 'unique') lines.push(`  ${uniqueClause(c)}`);
     else if (c.kind === 'check') lines.push(`  ${checkClause(c)}`);
     else lines.push(`  ${foreignKeyClause(c)}`);
@@ -108,37 +105,28 @@ function portableType(c: ColumnIR): string {
 }
 
 export function uniqueClause(c: UniqueConstraintIR): string {
-  return `CONSTRAINT ${q.ident(c.name)} UNIQUE (${c.columns.map((x) => q.ident(x)).join(', ')})`;
+  return parts.uniqueClause(q, c);
 }
 
 export function checkClause(c: CheckConstraintIR): string {
-  return `CONSTRAINT ${q.ident(c.name)} CHECK (${c.expression})`;
+  return parts.checkClause(q, c);
 }
 
 /** Inline `CONSTRAINT .. FOREIGN KEY (..) REFERENCES .. [ON DELETE ..] [ON UPDATE ..] [DEFERRABLE INITIALLY DEFERRED]`. */
 export function foreignKeyClause(fk: ForeignKeyIR): string {
-  let sql = `CONSTRAINT ${q.ident(fk.name)} FOREIGN KEY (${fk.columns.map((c) => q.ident(c)).join(', ')}) REFERENCES ${q.ident(fk.ref_table)} (${fk.ref_columns.map((c) => q.ident(c)).join(', ')})`;
-  if (fk.on_delete !== 'NO ACTION') sql += ` ON DELETE ${fk.on_delete}`;
-  if (fk.on_update !== 'NO ACTION') sql += ` ON UPDATE ${fk.on_update}`;
+  let sql = parts.foreignKeyClause(q, fk, q.ident(fk.ref_table));
   if (fk.deferrable) sql += fk.initially_deferred ? ' DEFERRABLE INITIALLY DEFERRED' : ' DEFERRABLE INITIALLY IMMEDIATE';
   return sql;
 }
 
-function tableIndexes(ir: SchemaIR, key: string): string[] {
-  return Object.keys(ir.indexes)
-    .sort()
-    .map((k) => ir.indexes[k]!)
-    .filter((i) => i.table === key)
-    .map((i) => createIndex(ir, i));
+function indexesOf(ir: SchemaIR, key: string): string[] {
+  return tableIndexes(ir, key).map((i) => createIndex(ir, i));
 }
 
 /** `CREATE [UNIQUE] INDEX "n" ON "t" (col [DESC], (expr)) [WHERE ..]`. */
 export function createIndex(ir: SchemaIR, index: IndexIR): string {
   const table = ir.tables[index.table];
-  const cols = index.columns.map((entry) => {
-    const text = table?.columns[entry] ? q.ident(entry) : `(${entry})`;
-    return index.column_sorting[entry]?.order === 'desc' ? `${text} DESC` : text;
-  });
+  const cols = index.columns.map((entry) => parts.indexEntry(q, table, index, entry));
   let sql = `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${q.ident(index.name)} ON ${q.ident(index.table)} (${cols.join(', ')})`;
   if (index.where) sql += ` WHERE ${index.where}`;
   return sql;
