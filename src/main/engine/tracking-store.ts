@@ -9,6 +9,9 @@ export const LOCK_TABLE = 'mtool_lock';
 
 const KINDS: readonly MigrationKind[] = ['versioned', 'repeatable_always', 'repeatable_on_change'];
 
+/** The columns of a migration record, in the order {@link TrackingStore} writes their values. */
+const RECORD_COLUMNS = 'filename, version, checksum, type, description, applied_at, execution_ms, applied_by';
+
 /**
  * Reads and writes the migrations tracking table of one database over one connection.
  * SQL-mode dialects change rows in place; append-mode dialects (ClickHouse) insert each new row
@@ -59,12 +62,11 @@ export class TrackingStore {
   /** Every live record, versioned by version then repeatables by filename. */
   async records(): Promise<MigrationRecord[]> {
     const q = this.#dialect.quote;
-    const columns = 'filename, version, checksum, type, description, applied_at, execution_ms, applied_by';
     const sql =
       this.#sql.writeMode === 'append'
         ? // FINAL keeps the highest seq per filename; the filter stays outside so it never runs before the merge.
-          `SELECT ${columns} FROM (SELECT ${columns}, deleted FROM ${q.ident(this.#table)} FINAL) WHERE deleted = 0`
-        : `SELECT ${columns} FROM ${q.ident(this.#table)}`;
+          `SELECT ${RECORD_COLUMNS} FROM (SELECT ${RECORD_COLUMNS}, deleted FROM ${q.ident(this.#table)} FINAL) WHERE deleted = 0`
+        : `SELECT ${RECORD_COLUMNS} FROM ${q.ident(this.#table)}`;
     const { rows } = await this.#conn.query(sql);
     return rows.map((row) => this.#toRecord(row)).sort(compareRecords);
   }
@@ -73,18 +75,7 @@ export class TrackingStore {
   async insert(record: MigrationRecord): Promise<void> {
     if (this.#sql.writeMode === 'append') return this.#append(record, false);
     const q = this.#dialect.quote;
-    await this.#conn.query(
-      `INSERT INTO ${q.ident(this.#table)} (filename, version, checksum, type, description, applied_at, execution_ms, applied_by) VALUES (${[
-        q.literal(record.filename),
-        q.literal(record.version),
-        q.literal(record.checksum),
-        q.literal(record.type),
-        q.literal(record.description),
-        this.#sql.timestamp(q, new Date(record.appliedAt)),
-        q.literal(Math.round(record.executionMs)),
-        q.literal(record.appliedBy),
-      ].join(', ')})`,
-    );
+    await this.#conn.query(`INSERT INTO ${q.ident(this.#table)} (${RECORD_COLUMNS}) VALUES (${this.#recordValues(record, Math.round(record.executionMs)).join(', ')})`);
   }
 
   /** Update the row of a re-applied repeatable migration. */
@@ -112,20 +103,23 @@ export class TrackingStore {
 
   async #append(record: MigrationRecord, deleted: boolean): Promise<void> {
     const q = this.#dialect.quote;
-    await this.#conn.query(
-      `INSERT INTO ${q.ident(this.#table)} (filename, version, checksum, type, description, applied_at, execution_ms, applied_by, seq, deleted) VALUES (${[
-        q.literal(record.filename),
-        q.literal(record.version),
-        q.literal(record.checksum),
-        q.literal(record.type),
-        q.literal(record.description),
-        this.#sql.timestamp(q, new Date(record.appliedAt)),
-        q.literal(Math.max(0, Math.round(record.executionMs))),
-        q.literal(record.appliedBy),
-        q.literal(this.nextSeq()),
-        q.literal(deleted ? 1 : 0),
-      ].join(', ')})`,
-    );
+    const values = [...this.#recordValues(record, Math.max(0, Math.round(record.executionMs))), q.literal(this.nextSeq()), q.literal(deleted ? 1 : 0)];
+    await this.#conn.query(`INSERT INTO ${q.ident(this.#table)} (${RECORD_COLUMNS}, seq, deleted) VALUES (${values.join(', ')})`);
+  }
+
+  /** SQL literals of a record's {@link RECORD_COLUMNS}, with `executionMs` as the caller rounds it. */
+  #recordValues(record: MigrationRecord, executionMs: number): string[] {
+    const q = this.#dialect.quote;
+    return [
+      q.literal(record.filename),
+      q.literal(record.version),
+      q.literal(record.checksum),
+      q.literal(record.type),
+      q.literal(record.description),
+      this.#sql.timestamp(q, new Date(record.appliedAt)),
+      q.literal(executionMs),
+      q.literal(record.appliedBy),
+    ];
   }
 
   #toRecord(row: Row): MigrationRecord {
