@@ -3,8 +3,12 @@
 // `status` over N applied ones, for mtool, dbmate, node-pg-migrate and knex, against the database's
 // own CLI sending the same statements in one go, on PostgreSQL, MariaDB and SQLite, in one run.
 //
-//   node bench/migrate-peers.mjs [--engines postgresql,mariadb,sqlite] [--tools floor,dbmate,node-pg-migrate,knex,mtool]
-//                                [--count 1000] [--reps 5] [--apply-reps 3] [--keep] [--profile]
+//   node bench/migrate-peers.mjs [--engines postgresql,mariadb,sqlite]
+//                                [--tools floor,dbmate,node-pg-migrate,knex,mtool,mtool-defer]
+//                                [--count 1000] [--reps 5] [--apply-reps 2] [--timeout 120] [--keep] [--profile]
+//
+// An apply slower than 30 s is not repeated; any command running longer than --timeout seconds is
+// killed and its tool gets an error row, so one pathological tool cannot hold the bench for long.
 //
 // --profile: after the measured runs, one more mtool apply on a fresh database and one no-op run,
 // under `node --cpu-prof`, and the top costs of each (profiles kept in bench/.work/profiles).
@@ -26,7 +30,7 @@ import floor from './peers/tools/floor.mjs';
 import dbmate from './peers/tools/dbmate.mjs';
 import nodePgMigrate from './peers/tools/node-pg-migrate.mjs';
 import knex from './peers/tools/knex.mjs';
-import mtool from './peers/tools/mtool.mjs';
+import mtool, { mtoolDefer } from './peers/tools/mtool.mjs';
 
 const benchDir = fileURLToPath(new URL('.', import.meta.url));
 const workDir = join(benchDir, '.work');
@@ -34,10 +38,11 @@ const workDir = join(benchDir, '.work');
 const { values: opts } = parseArgs({
   options: {
     engines: { type: 'string', default: 'postgresql,mariadb,sqlite' },
-    tools: { type: 'string', default: 'floor,dbmate,node-pg-migrate,knex,mtool' },
+    tools: { type: 'string', default: 'floor,dbmate,node-pg-migrate,knex,mtool,mtool-defer' },
+    timeout: { type: 'string', default: '120' },
     count: { type: 'string', default: '1000' },
     reps: { type: 'string', default: '5' },
-    'apply-reps': { type: 'string', default: '3' },
+    'apply-reps': { type: 'string', default: '2' },
     keep: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
   },
@@ -46,7 +51,10 @@ const count = Number(opts.count);
 const reps = Number(opts.reps);
 const applyReps = Number(opts['apply-reps']);
 const allEngines = { postgresql, mariadb, sqlite: sqlite(workDir) };
-const allTools = { floor, dbmate, 'node-pg-migrate': nodePgMigrate, knex, mtool };
+const allTools = { floor, dbmate, 'node-pg-migrate': nodePgMigrate, knex, mtool, 'mtool-defer': mtoolDefer };
+const timeoutMs = Number(opts.timeout) * 1000;
+/** An apply slower than this is not repeated: noise no longer matters and the bench stays short. */
+const REPEAT_BELOW_MS = 30_000;
 const engines = opts.engines.split(',').map((e) => allEngines[e] ?? fail(`unknown engine ${e}`));
 const tools = opts.tools.split(',').map((t) => allTools[t] ?? fail(`unknown tool ${t}`));
 
@@ -92,6 +100,7 @@ async function measureEngine(engine, engineTools) {
 
   for (let rep = 0; rep < applyReps; rep++) {
     for (const state of live()) {
+      if (rep > 0 && state.row.applyMs[0] > REPEAT_BELOW_MS) continue;
       await attempt(state, 'apply', async () => {
         if (state.db) await engine.drop(state.db);
         state.db = await engine.create(state.dbName);
@@ -100,7 +109,8 @@ async function measureEngine(engine, engineTools) {
           mkdirSync(state.dir, { recursive: true });
           state.commands = state.tool.prepare({ dir: state.dir, db: state.db, count });
         }
-        const applied = await runChecked(state.commands.apply, `${state.tool.name} apply`);
+        state.tool.reset?.({ dir: state.dir });
+        const applied = await runChecked(state.commands.apply, `${state.tool.name} apply`, timeoutMs);
         await verify(state, 'after apply');
         state.row.applyMs.push(applied.ms);
         log(`  ${state.tool.name}: apply ${(applied.ms / 1000).toFixed(2)} s`);
@@ -113,7 +123,7 @@ async function measureEngine(engine, engineTools) {
         const command = state.commands?.[kind];
         if (!command) continue;
         await attempt(state, kind, async () => {
-          state.row[`${kind}Ms`].push((await runChecked(command, `${state.tool.name} ${kind}`)).ms);
+          state.row[`${kind}Ms`].push((await runChecked(command, `${state.tool.name} ${kind}`, timeoutMs)).ms);
         });
       }
     }
@@ -123,8 +133,11 @@ async function measureEngine(engine, engineTools) {
     }
   }
   for (const state of live()) await attempt(state, 'check after no-op/status', () => verify(state, 'after no-op and status'));
-  const mtoolState = live().find((s) => s.tool.name === 'mtool');
-  if (opts.profile && mtoolState) await attempt(mtoolState, 'profile', () => profileMtool(engine, mtoolState));
+  if (opts.profile) {
+    for (const state of live().filter((s) => s.tool.name.startsWith('mtool'))) {
+      await attempt(state, 'profile', () => profileMtool(engine, state));
+    }
+  }
   for (const state of states) {
     if (state.db && !opts.keep) await engine.drop(state.db).catch((error) => log(`  could not drop ${state.db.name}: ${error.message}`));
   }
@@ -133,7 +146,7 @@ async function measureEngine(engine, engineTools) {
 
 /** Runs mtool's apply (on a fresh database) and a no-op under `--cpu-prof` and prints the top costs. */
 async function profileMtool(engine, state) {
-  const dir = join(workDir, 'profiles', engine.id);
+  const dir = join(workDir, 'profiles', engine.id, state.tool.name);
   rmSync(dir, { recursive: true, force: true });
   const profiled = (command, name) => ({
     ...command,
@@ -141,9 +154,10 @@ async function profileMtool(engine, state) {
   });
   await engine.drop(state.db);
   state.db = await engine.create(state.dbName);
+  state.tool.reset?.({ dir: state.dir });
   for (const [name, command] of [['apply', state.commands.apply], ['noop', state.commands.noop]]) {
-    const run = await runChecked(profiled(command, name), `mtool ${name} (profiled)`);
-    profileLines.push(`\n${engine.label}: mtool ${name} under --cpu-prof took ${run.ms.toFixed(0)} ms wall`);
+    const run = await runChecked(profiled(command, name), `${state.tool.name} ${name} (profiled)`, timeoutMs);
+    profileLines.push(`\n${engine.label}: ${state.tool.name} ${name} under --cpu-prof took ${run.ms.toFixed(0)} ms wall`);
     profileLines.push(...formatProfile(join(dir, `${name}.cpuprofile`), 12));
   }
 }

@@ -39,26 +39,31 @@ export function printEngine(label, summary, { count, reps, applyReps }, print) {
       `${pad(name, 26)}${lpad(sec(s.apply), 9)}${lpad(ratio(s.apply, floor), 10)}${lpad(msf(s.noop), 10)}${lpad(msf(s.status), 11)}`,
     );
   }
-  const mtool = summary.mtool;
   const peers = PEERS.filter((p) => summary[p] && !summary[p].error);
-  if (mtool && !mtool.error && peers.length) {
+  const mtools = Object.keys(summary).filter((t) => t.startsWith('mtool') && !summary[t].error);
+  if (mtools.length && peers.length) {
     print(`mtool time / peer time (below 1.00x: mtool is faster)`);
-    print(`${pad('', 26)}${lpad('apply', 9)}${lpad('no-op', 10)}${lpad('status', 11)}`);
-    for (const p of peers) {
-      const s = summary[p];
-      print(`${pad(`  vs ${p}`, 26)}${lpad(ratio(mtool.apply, s.apply), 9)}${lpad(ratio(mtool.noop, s.noop), 10)}${lpad(ratio(mtool.status, s.status), 11)}`);
+    print(`${pad('', 32)}${lpad('apply', 9)}${lpad('no-op', 10)}${lpad('status', 11)}`);
+    for (const m of mtools) {
+      for (const p of peers) {
+        const s = summary[p];
+        const mt = summary[m];
+        print(`${pad(`  ${m} vs ${p}`, 32)}${lpad(ratio(mt.apply, s.apply), 9)}${lpad(ratio(mt.noop, s.noop), 10)}${lpad(ratio(mt.status, s.status), 11)}`);
+      }
     }
   }
-  return targets(label, summary);
+  return Object.keys(summary)
+    .filter((t) => t.startsWith('mtool'))
+    .flatMap((t) => targets(t === 'mtool' ? label : `${label} (${t})`, summary, t));
 }
 
 /** The issue's targets: apply within 1.2x of the floor and no slower than any peer; no-op at least 1.5x faster than knex and node-pg-migrate. */
-export function targets(label, summary) {
+export function targets(label, summary, toolName = 'mtool') {
   const lines = [];
-  const mtool = summary.mtool;
+  const mtool = summary[toolName];
   const check = (ok, text) => lines.push({ ok, text: `${ok ? 'PASS' : 'FAIL'} ${label}: ${text}` });
   if (!mtool || mtool.error || mtool.apply === undefined) {
-    check(false, `mtool did not run${mtool?.error ? `: ${mtool.error.split('\n')[0].slice(0, 160)}` : ''}`);
+    check(false, `${toolName} did not run${mtool?.error ? `: ${mtool.error.split('\n')[0].slice(0, 160)}` : ''}`);
     return lines;
   }
   const floor = summary.floor;
