@@ -539,6 +539,5 @@ function pushStatement(out: SqlStatement[], sql: string, pos: PositionTracker, s
   const line = pos.line;
   const column = pos.column;
   const offset = pos.byteOffset;
-  pos.moveTo(end);
-  out.push({ text: sql.slice(start, end), line, column, offset, endOffset: pos.byteOffset });
+  out.push({ text: sql.slice(start, end), line, column, offset, endOffset: pos.byteOffsetOf(end) });
 }
