@@ -61,22 +61,36 @@ describe('model state file', () => {
 
   it('writes and reads a file at any path (export-models --output), creating its folder', async () => {
     const path = join(root, 'out', 'state.json');
-    await putModelStateEntry(path, 'app', modelStateEntry('postgresql', pg));
+    await putModelStateEntry(path, 'app', modelStateEntry('postgresql', pg).entry);
     expect(await readModelStateFile(path)).toEqual({ format_version: 1, databases: { app: { database_type: 'postgresql', checksum: schemaChecksum(pg), schema: JSON.parse(JSON.stringify(pg)) } } });
     expect(await readModelStateFile(join(root, 'out', 'missing.json'))).toBeUndefined();
   });
 
   it('replaces a broken entry of the database being written, but not while another entry is broken', async () => {
     const path = join(root, 'state.json');
-    await putModelStateEntry(path, 'app', modelStateEntry('postgresql', pg));
-    await putModelStateEntry(path, 'cache', modelStateEntry('sqlite', lite));
+    await putModelStateEntry(path, 'app', modelStateEntry('postgresql', pg).entry);
+    await putModelStateEntry(path, 'cache', modelStateEntry('sqlite', lite).entry);
     const broken = JSON.parse(await readFile(path, 'utf8'));
     broken.databases.app.checksum = 'f'.repeat(64);
     await writeFile(path, JSON.stringify(broken));
     await expect(readModelStateFile(path)).rejects.toThrow(/database 'app' does not match its checksum/);
-    await expect(putModelStateEntry(path, 'cache', modelStateEntry('sqlite', lite))).rejects.toThrow(/database 'app' does not match its checksum.*delete it/);
-    await putModelStateEntry(path, 'app', modelStateEntry('postgresql', lite));
+    await expect(putModelStateEntry(path, 'cache', modelStateEntry('sqlite', lite).entry)).rejects.toThrow(/database 'app' does not match its checksum.*delete it/);
+    await putModelStateEntry(path, 'app', modelStateEntry('postgresql', lite).entry);
     expect((await readModelStateFile(path))!.databases.app!.checksum).toBe(schemaChecksum(lite));
+  });
+
+  it('writes the same canonical bytes whether or not the schema text computed for the checksum is handed over', async () => {
+    const a = join(root, 'a.json');
+    const b = join(root, 'b.json');
+    for (const [name, type, schema] of [['app', 'postgresql', pg], ['cache', 'sqlite', lite], ['app', 'postgresql', lite]] as const) {
+      const { entry, schemaText } = modelStateEntry(type, schema);
+      expect(schemaText).toBe(canonicalJson(schema));
+      await putModelStateEntry(a, name, entry, schemaText);
+      await putModelStateEntry(b, name, entry);
+    }
+    const text = await readFile(a, 'utf8');
+    expect(await readFile(b, 'utf8')).toBe(text);
+    expect(text).toBe(canonicalJson(JSON.parse(text)));
   });
 
   it('refuses an entry whose schema lacks one of tables, enums, indexes, constraints', async () => {

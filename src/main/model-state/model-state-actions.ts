@@ -30,9 +30,9 @@ export async function exportModelsAction(ctx: CommandContext, input: CommandInpu
   const results: { database: string; database_type: string; tables: number; checksum: string; stored: boolean }[] = [];
   for (const entry of entries) {
     const compiled = await compileDatabaseModels(config, entry, { log: ctx.log, strict: ctx.globals.strictTranslation });
-    const state = modelStateEntry(entry.type, compiled.schema);
+    const { entry: state, schemaText } = modelStateEntry(entry.type, compiled.schema);
     const started = performance.now();
-    await putModelStateEntry(out.path, entry.name, state);
+    await putModelStateEntry(out.path, entry.name, state, schemaText);
     const dbLog = ctx.log.child({ db_name: entry.name, db_type: entry.type });
     dbLog.info(`model state written to ${out.shown} in ${formatMs(performance.now() - started)}`);
     let stored = false;
@@ -69,7 +69,7 @@ export async function recoverModelStateAction(ctx: CommandContext, input: Comman
     if (!stored) {
       throw new MtoolError('MTOOL_NOT_FOUND', `no model state is stored in database '${entry.name}' (table ${MODEL_STATE_TABLE}); run \`mtool export-models --database ${entry.name}\` first`, { database: entry.name });
     }
-    await putModelStateEntry(out.path, entry.name, stored.entry);
+    await putModelStateEntry(out.path, entry.name, stored.entry, stored.schemaText);
     results.push({ database: entry.name, checksum: stored.checksum, updated_at: stored.updatedAt });
   }
   return {

@@ -44,9 +44,14 @@ export function schemaChecksum(schema: SchemaIR): string {
   return sha256Hex(canonicalJson(schema));
 }
 
-/** A database's entry: its type, its schema and the schema's checksum. */
-export function modelStateEntry(databaseType: DatabaseType, schema: SchemaIR): ModelStateEntry {
-  return { database_type: databaseType, checksum: schemaChecksum(schema), schema };
+/**
+ * A database's entry (its type, its schema and the schema's checksum) and the schema's canonical
+ * text the checksum hashes: hand both to {@link putModelStateEntry}, so a large schema is
+ * serialized once.
+ */
+export function modelStateEntry(databaseType: DatabaseType, schema: SchemaIR): { entry: ModelStateEntry; schemaText: string } {
+  const schemaText = canonicalJson(schema);
+  return { entry: { database_type: databaseType, checksum: sha256Hex(schemaText), schema }, schemaText };
 }
 
 export interface ReadModelStateOptions {
@@ -64,6 +69,11 @@ export interface ReadModelStateOptions {
  *   has no schema or an entry's checksum does not match; the message says how to regenerate it.
  */
 export async function readModelStateFile(path: string, options: ReadModelStateOptions = {}): Promise<ModelState | undefined> {
+  return readVerified(path, options, new Map());
+}
+
+/** {@link readModelStateFile}, putting the canonical text of each verified schema into `texts`. */
+async function readVerified(path: string, options: ReadModelStateOptions, texts: Map<object, string>): Promise<ModelState | undefined> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -90,7 +100,9 @@ export async function readModelStateFile(path: string, options: ReadModelStateOp
     if (!schema || ['tables', 'enums', 'indexes', 'constraints'].some((k) => typeof schema[k] !== 'object' || schema[k] === null)) {
       throw new MtoolError('MTOOL_SNAPSHOT', `${path}: database '${name}' has no valid schema; ${fix}`, { database: name });
     }
-    if (schemaChecksum(entry.schema) !== entry.checksum) {
+    const schemaText = canonicalJson(entry.schema);
+    texts.set(entry.schema, schemaText);
+    if (sha256Hex(schemaText) !== entry.checksum) {
       throw new MtoolError('MTOOL_SNAPSHOT', `${path}: the schema of database '${name}' does not match its checksum (edited by hand?); ${fix}`, { database: name });
     }
   }
@@ -105,14 +117,18 @@ export function readModelState(root: string): Promise<ModelState | undefined> {
 /**
  * Put one database's entry into the model state file at `path`, other databases' entries kept,
  * creating the file (and its folder) when needed: canonical JSON, written atomically with
- * read-back verification.
- * @example await putModelStateEntry(modelStatePath(root), 'app', modelStateEntry('postgresql', schema))
+ * read-back verification. `schemaText`, when given, is `canonicalJson(entry.schema)` (as
+ * {@link modelStateEntry} returns it); the schemas already in the file are checked against their
+ * checksums through the same text, so no schema is serialized twice.
+ * @example const { entry, schemaText } = modelStateEntry('postgresql', schema); await putModelStateEntry(modelStatePath(root), 'app', entry, schemaText)
  */
-export async function putModelStateEntry(path: string, database: string, entry: ModelStateEntry): Promise<ModelState> {
-  const current = (await readModelStateFile(path, { skipCheck: database })) ?? { format_version: MODEL_STATE_FORMAT_VERSION, databases: {} };
+export async function putModelStateEntry(path: string, database: string, entry: ModelStateEntry, schemaText?: string): Promise<ModelState> {
+  const texts = new Map<object, string>();
+  const current = (await readVerified(path, { skipCheck: database }, texts)) ?? { format_version: MODEL_STATE_FORMAT_VERSION, databases: {} };
+  if (schemaText !== undefined) texts.set(entry.schema, schemaText);
   const next: ModelState = { format_version: MODEL_STATE_FORMAT_VERSION, databases: { ...current.databases, [database]: entry } };
   await mkdir(dirname(path), { recursive: true });
-  await writeFileAtomic(path, canonicalJson(next), { verify: true });
+  await writeFileAtomic(path, canonicalJson(next, texts), { verify: true });
   return next;
 }
 
@@ -122,5 +138,6 @@ export async function putModelStateEntry(path: string, database: string, entry: 
  * @example await updateModelState(root, 'app', 'postgresql', compileModels(models, { dialect: 'postgresql' }))
  */
 export function updateModelState(root: string, databaseName: string, databaseType: DatabaseType, schema: SchemaIR): Promise<ModelState> {
-  return putModelStateEntry(modelStatePath(root), databaseName, modelStateEntry(databaseType, schema));
+  const { entry, schemaText } = modelStateEntry(databaseType, schema);
+  return putModelStateEntry(modelStatePath(root), databaseName, entry, schemaText);
 }

@@ -2,7 +2,8 @@ import type { DatabaseType, Quoting } from '../../dialects/types.js';
 import { MtoolError } from '../../errors.js';
 import type { DatabaseSession } from '../engine/database-session.js';
 import { loadTrackingDialect } from '../engine/tracking-dialect.js';
-import { schemaChecksum, type ModelStateEntry } from './model-state-file.js';
+import { canonicalJson, sha256Hex } from '../../schema/canonical-json.js';
+import type { ModelStateEntry } from './model-state-file.js';
 
 /** Table holding each database's model state, one row per database name (spec: "Model state is also stored in the database"). */
 export const MODEL_STATE_TABLE = '_mtool_model_state';
@@ -13,6 +14,8 @@ export interface StoredModelState {
   /** Checksum of the schema (as in `.mtool/model_state.json`). */
   checksum: string;
   entry: ModelStateEntry;
+  /** `canonicalJson(entry.schema)`, which the checksum was verified against (for `putModelStateEntry`). */
+  schemaText: string;
   /** ISO 8601 UTC, as far as the column's precision keeps it. */
   updatedAt: string;
 }
@@ -94,10 +97,11 @@ export async function loadModelState(session: DatabaseSession): Promise<StoredMo
     throw new MtoolError('MTOOL_SNAPSHOT', `${where} is not valid JSON; run \`mtool export-models --database ${entry.name}\` to store it again`, { database: entry.name, cause: error });
   }
   const checksum = String(row.checksum).trim();
-  if (!parsed?.schema || schemaChecksum(parsed.schema) !== checksum || parsed.checksum !== checksum) {
+  const schemaText = parsed?.schema ? canonicalJson(parsed.schema) : undefined;
+  if (schemaText === undefined || sha256Hex(schemaText) !== checksum || parsed.checksum !== checksum) {
     throw new MtoolError('MTOOL_SNAPSHOT', `${where} does not match its checksum; run \`mtool export-models --database ${entry.name}\` to store it again`, { database: entry.name });
   }
-  return { databaseName: entry.name, checksum, entry: parsed, updatedAt: timestampText(row.updated_at) };
+  return { databaseName: entry.name, checksum, entry: parsed, schemaText, updatedAt: timestampText(row.updated_at) };
 }
 
 function timestampText(value: unknown): string {
