@@ -108,9 +108,9 @@ const median = (values) => {
  * per-repetition samples for paired ratios.
  */
 function timeInTurns(fns, runs) {
-  // Warm-up: JIT and string flattening should not count against either. Each result is dropped
-  // before the next call so no splitter pays for collecting another one's garbage.
-  for (const fn of fns) fn();
+  // Warm-up, in turns as the timed runs: JIT, string flattening and heap growth should not count
+  // against either. Each result is dropped before the next call.
+  for (let r = 0; r < 2; r++) for (const fn of fns) fn();
   const wall = fns.map(() => []);
   const cpu = fns.map(() => []);
   const results = [];

@@ -204,27 +204,31 @@ function endOfDoubled(sql: string, i: number, q: number): number {
   }
 }
 
-/** Same, where a backslash also escapes the next code unit. */
+/**
+ * Same, where a backslash also escapes the next code unit. Quotes are found with `indexOf`; one
+ * is escaped when an odd run of backslashes precedes it (a run starts on a fresh code unit, and
+ * its backslashes escape each other in pairs), which is what reading unit by unit would find.
+ */
 function endOfBackslashed(sql: string, i: number, q: number): number {
-  const n = sql.length;
+  const quote = q === QUOTE ? "'" : q === 34 ? '"' : '`';
   let j = i + 1;
-  while (j < n) {
-    const c = sql.charCodeAt(j);
-    if (c === BACKSLASH) j += 2;
-    else if (c === q) {
-      if (sql.charCodeAt(j + 1) !== q) return j + 1;
-      j += 2;
-    } else j++;
+  for (;;) {
+    const k = sql.indexOf(quote, j);
+    if (k < 0) return -1;
+    let b = k;
+    while (b > j && sql.charCodeAt(b - 1) === BACKSLASH) b--;
+    if (((k - b) & 1) === 1) j = k + 1;
+    else if (sql.charCodeAt(k + 1) === q) j = k + 2;
+    else return k + 1;
   }
-  return -1;
 }
 
 /** End of a `/* ... *\/` comment opened at `i`, honouring nesting if asked; -1 if unterminated. */
 function endOfBlockComment(sql: string, i: number, nested: boolean): number {
-  if (!nested) {
-    const k = sql.indexOf('*/', i + 2);
-    return k < 0 ? -1 : k + 2;
-  }
+  const k = sql.indexOf('*/', i + 2);
+  if (k < 0) return -1;
+  // With no `/*` between the opener and the first `*/` nothing nests: that `*/` closes.
+  if (!nested || sql.lastIndexOf('/*', k - 1) === i) return k + 2;
   const n = sql.length - 1;
   let depth = 1;
   let j = i + 2;
