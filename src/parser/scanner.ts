@@ -333,12 +333,13 @@ function unterminatedQuote(ctx: ErrorContext, preset: SplitPreset, at: number, b
 }
 
 /**
- * Splits `sql` into statements by the rules of `preset`. One pass with `charCodeAt`; quoted
- * runs and comments are skipped with `indexOf` where the dialect allows. Throws
- * {@link SqlSyntaxError} for anything left open at the end of the input.
+ * Splits `sql` into statements by the rules of `preset`. One forward pass that reads code unit
+ * by code unit only where it must (between statements, the first token of each, block bodies
+ * that need every token); elsewhere {@link jumpPlainCode} jumps from one special character to
+ * the next with a native search, and quoted runs and comments are skipped with `indexOf`.
+ * Throws {@link SqlSyntaxError} for anything left open at the end of the input.
  *
- * Written as one loop over locals with no closures: V8 then keeps the scan state in
- * registers, which is most of the speed.
+ * Written as one loop over locals with no closures: V8 then keeps the scan state in registers.
  */
 export function scanStatements(sql: string, preset: SplitPreset, file: string | undefined, startLine: number): SqlStatement[] {
   const n = sql.length;
