@@ -118,6 +118,36 @@ export interface IntrospectOptions {
   exclude?: readonly string[];
 }
 
+/**
+ * What the engine needs from a dialect to keep its two tracking tables (migrations and lock): the
+ * DDL, a timestamp literal, how to tell "someone else created it first" and "the lock row already
+ * exists" apart from real failures, and how rows are changed. Each dialect folder implements it in
+ * `tracking.ts`, loaded by {@link Dialect.tracking} on first use.
+ */
+export interface TrackingSql {
+  /**
+   * How tracking rows change:
+   * - `sql`: plain INSERT / UPDATE / DELETE, and the lock is atomic through the lock table's
+   *   primary key (PostgreSQL, MySQL/MariaDB, SQLite);
+   * - `append`: every change is an INSERT of the row's new state with a higher `seq` and a
+   *   `deleted` flag, read back with `FINAL` (ClickHouse: no transactions, no unique keys, and
+   *   `ALTER TABLE ... DELETE` mutations run asynchronously on older servers).
+   */
+  readonly writeMode: 'sql' | 'append';
+  /** Statements creating the migrations table when it is missing (idempotent). */
+  createMigrationsTable(q: Quoting, table: string): string[];
+  /** Statements creating the lock table when it is missing (idempotent). */
+  createLockTable(q: Quoting, table: string): string[];
+  /** A query returning at least one row exactly when the table exists in the connection's current schema/database. */
+  tableExists(q: Quoting, table: string): string;
+  /** A literal the `applied_at` / `locked_at` column accepts, meaning the given instant in UTC. */
+  timestamp(q: Quoting, at: Date): string;
+  /** The error means a concurrent `CREATE TABLE IF NOT EXISTS` won the race (re-check, then carry on). */
+  isAlreadyExists(error: unknown): boolean;
+  /** The error is a primary-key / unique violation (the lock row is held). */
+  isUniqueViolation(error: unknown): boolean;
+}
+
 export interface Dialect {
   readonly type: DatabaseType;
   readonly splitDialect: SplitDialect;
@@ -150,4 +180,10 @@ export interface Dialect {
    * @throws MtoolError `MTOOL_USAGE` when `tableKey` is not in `ir`, listing the known tables.
    */
   renderTable(ir: SchemaIR, tableKey: string): string[];
+  /**
+   * The SQL of mtool's tracking tables on this dialect. Its module is imported on the first call,
+   * so commands that never touch a database do not load it.
+   * @example const tracking = await dialect.tracking(); await conn.query(tracking.tableExists(dialect.quote, '_mtool_migrations'));
+   */
+  tracking(): Promise<TrackingSql>;
 }

@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getDialect } from '../../src/dialects/index.js';
 import type { Connection } from '../../src/dialects/types.js';
 import { MigrationLock } from '../../src/main/engine/migration-lock.js';
-import { loadTrackingDialect } from '../../src/main/engine/tracking-dialect.js';
 import { TrackingStore } from '../../src/main/engine/tracking-store.js';
 import { connectTo } from '../support/databases.js';
 import { TestProject, explain, migration } from './support/project.js';
@@ -255,7 +254,7 @@ async function sha(text: string): Promise<string> {
 async function holdLock(target: EngineTarget, url: string): Promise<{ close(): Promise<void> }> {
   const conn: Connection = await connectTo(target.type, url);
   const dialect = getDialect(target.type);
-  const store = new TrackingStore(conn, dialect, await loadTrackingDialect(target.type), '_mtool_migrations');
+  const store = new TrackingStore(conn, dialect, await dialect.tracking(), '_mtool_migrations');
   await store.ensureTables();
   const lock = new MigrationLock(conn, dialect, store);
   await lock.acquire('conformance holder');

@@ -1,5 +1,5 @@
-import type { TrackingDialect } from '../../main/engine/tracking-dialect.js';
-import { chainHasCode } from '../../main/engine/tracking-dialect.js';
+import type { TrackingSql } from '../types.js';
+import { chainHasCode } from '../error-chain.js';
 
 /**
  * ClickHouse tracking tables.
@@ -21,7 +21,7 @@ import { chainHasCode } from '../../main/engine/tracking-dialect.js';
  * for longer than the delay. Run migrations for a ClickHouse database from one place at a time
  * (a deploy job), or put the web integration's Redis lock in front, when that matters.
  */
-export const tracking: TrackingDialect = {
+export const tracking: TrackingSql = {
   writeMode: 'append',
   createMigrationsTable: (q, table) => [
     `CREATE TABLE IF NOT EXISTS ${q.ident(table)} (

@@ -1,5 +1,5 @@
 import type { SchemaIR } from '../../schema/ir.js';
-import type { ConnectOptions, Connection, Dialect, IntrospectOptions } from '../types.js';
+import type { Connection, ConnectOptions, Dialect, IntrospectOptions, TrackingSql } from '../types.js';
 import { renderMysqlSchema, renderMysqlTable } from './renderer.js';
 import { mariadbFlavour, mysqlFlavour, type MysqlFlavour } from './flavour.js';
 import { mysqlQuoting } from './quoting.js';
@@ -25,6 +25,10 @@ export function createMysqlDialect(flavour: MysqlFlavour): Dialect {
     // Pure and small, so it loads with the dialect and rendering stays synchronous (+6 modules, ~5 ms CPU on the registry import).
     renderSchema: renderMysqlSchema,
     renderTable: renderMysqlTable,
+    // MySQL and MariaDB keep their tracking tables alike.
+    async tracking(): Promise<TrackingSql> {
+      return (await import('./tracking.js')).tracking;
+    },
   };
 }
 

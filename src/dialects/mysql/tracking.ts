@@ -1,12 +1,12 @@
-import type { TrackingDialect } from '../../main/engine/tracking-dialect.js';
-import { chainHasCode } from '../../main/engine/tracking-dialect.js';
+import type { TrackingSql } from '../types.js';
+import { chainHasCode } from '../error-chain.js';
 
 /**
  * MySQL and MariaDB tracking tables (InnoDB, so the lock row's primary key makes acquisition
  * atomic: the second INSERT fails with ER_DUP_ENTRY 1062). `applied_at` is a DATETIME(3) holding
  * UTC, written as a plain literal so the session time zone never shifts it.
  */
-export const tracking: TrackingDialect = {
+export const tracking: TrackingSql = {
   writeMode: 'sql',
   createMigrationsTable: (q, table) => [
     `CREATE TABLE IF NOT EXISTS ${q.ident(table)} (

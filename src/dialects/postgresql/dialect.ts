@@ -1,5 +1,5 @@
 import type { SchemaIR } from '../../schema/ir.js';
-import type { Capabilities, ConnectOptions, Connection, Dialect, IntrospectOptions, ServerVersion } from '../types.js';
+import type { Capabilities, Connection, ConnectOptions, Dialect, IntrospectOptions, ServerVersion, TrackingSql } from '../types.js';
 import { renderPostgresSchema, renderPostgresTable } from './renderer.js';
 import { parseVersionNumbers } from '../server-version.js';
 import { postgresQuoting } from './quoting.js';
@@ -40,5 +40,7 @@ export const postgresDialect: Dialect = {
   },
   // Pure and small, so it loads with the dialect and rendering stays synchronous (+6 modules, ~5 ms CPU on the registry import).
   renderSchema: renderPostgresSchema,
-  renderTable: renderPostgresTable,
+  renderTable: renderPostgresTable,  async tracking(): Promise<TrackingSql> {
+    return (await import('./tracking.js')).tracking;
+  },
 };

@@ -1,5 +1,5 @@
-import type { TrackingDialect } from '../../main/engine/tracking-dialect.js';
-import { chainHasCode } from '../../main/engine/tracking-dialect.js';
+import type { TrackingSql } from '../types.js';
+import { chainHasCode } from '../error-chain.js';
 
 /**
  * PostgreSQL tracking tables. The lock is atomic through the lock table's primary key: the
@@ -9,7 +9,7 @@ import { chainHasCode } from '../../main/engine/tracking-dialect.js';
  * table missing and the loser fails with 23505 on `pg_type_typname_nsp_index` (or 42P07), so those
  * errors mean "someone else created it" and the engine re-checks.
  */
-export const tracking: TrackingDialect = {
+export const tracking: TrackingSql = {
   writeMode: 'sql',
   createMigrationsTable: (q, table) => [
     `CREATE TABLE IF NOT EXISTS ${q.ident(table)} (

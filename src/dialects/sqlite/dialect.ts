@@ -1,5 +1,5 @@
 import type { SchemaIR } from '../../schema/ir.js';
-import type { Capabilities, ConnectOptions, Connection, Dialect, IntrospectOptions } from '../types.js';
+import type { Capabilities, Connection, ConnectOptions, Dialect, IntrospectOptions, TrackingSql } from '../types.js';
 import { renderSqliteSchema, renderSqliteTable } from './renderer.js';
 import { parseVersionNumbers } from '../server-version.js';
 import { sqliteQuoting } from './quoting.js';
@@ -37,5 +37,7 @@ export const sqliteDialect: Dialect = {
   },
   // Pure and small, so it loads with the dialect and rendering stays synchronous (+6 modules, ~5 ms CPU on the registry import).
   renderSchema: renderSqliteSchema,
-  renderTable: renderSqliteTable,
+  renderTable: renderSqliteTable,  async tracking(): Promise<TrackingSql> {
+    return (await import('./tracking.js')).tracking;
+  },
 };

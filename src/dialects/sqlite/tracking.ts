@@ -1,12 +1,12 @@
-import type { TrackingDialect } from '../../main/engine/tracking-dialect.js';
-import { chainHasCode, errorChain } from '../../main/engine/tracking-dialect.js';
+import type { TrackingSql } from '../types.js';
+import { chainHasCode, errorChain } from '../error-chain.js';
 
 /**
  * SQLite tracking tables. SQLite serialises writers on the database file, so `CREATE TABLE IF NOT
  * EXISTS` cannot race and the lock row's primary key makes acquisition atomic. Timestamps are
  * ISO 8601 UTC text, which sorts and reads back exactly.
  */
-export const tracking: TrackingDialect = {
+export const tracking: TrackingSql = {
   writeMode: 'sql',
   createMigrationsTable: (q, table) => [
     `CREATE TABLE IF NOT EXISTS ${q.ident(table)} (

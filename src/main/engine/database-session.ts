@@ -8,7 +8,6 @@ import type { Logger } from '../log.js';
 import { formatMs } from './executor.js';
 import { MigrationLock, releaseLock } from './migration-lock.js';
 import { tracedConnection } from './traced-connection.js';
-import { loadTrackingDialect } from './tracking-dialect.js';
 import { TrackingStore } from './tracking-store.js';
 import type { LockHolder } from './types.js';
 
@@ -51,7 +50,7 @@ export function appliedBy(): string {
 export async function withSession<T>(entry: DatabaseEntry, root: string, log: Logger, fn: (session: DatabaseSession) => Promise<T>): Promise<T> {
   const dialect = getDialect(entry.type);
   const [tracking, raw] = await Promise.all([
-    loadTrackingDialect(entry.type),
+    dialect.tracking(),
     dialect.connect({ databaseName: entry.name, url: entry.url, pgSchema: entry.pgSchema, root }),
   ]);
   const dbLog = log.child({ db_name: entry.name, db_type: entry.type });

@@ -1,7 +1,6 @@
-import type { Connection, Dialect, Row } from '../../dialects/types.js';
+import type { Connection, Dialect, Row, TrackingSql } from '../../dialects/types.js';
 import { MtoolError } from '../../errors.js';
 import type { MigrationKind } from '../../parser/migration-name.js';
-import type { TrackingDialect } from './tracking-dialect.js';
 import type { MigrationRecord } from './types.js';
 
 /** Name of the lock table (spec: fixed, not configurable). */
@@ -15,23 +14,23 @@ const RECORD_COLUMNS = 'filename, version, checksum, type, description, applied_
 /**
  * Reads and writes the migrations tracking table of one database over one connection.
  * SQL-mode dialects change rows in place; append-mode dialects (ClickHouse) insert each new row
- * state with a larger `seq` (see {@link TrackingDialect.writeMode}).
+ * state with a larger `seq` (see {@link TrackingSql.writeMode}).
  */
 export class TrackingStore {
   readonly #conn: Connection;
   readonly #dialect: Dialect;
-  readonly #sql: TrackingDialect;
+  readonly #sql: TrackingSql;
   readonly #table: string;
   #lastSeq = 0n;
 
-  constructor(conn: Connection, dialect: Dialect, sql: TrackingDialect, table: string) {
+  constructor(conn: Connection, dialect: Dialect, sql: TrackingSql, table: string) {
     this.#conn = conn;
     this.#dialect = dialect;
     this.#sql = sql;
     this.#table = table;
   }
 
-  get tracking(): TrackingDialect {
+  get tracking(): TrackingSql {
     return this.#sql;
   }
 

@@ -1,7 +1,6 @@
 import type { DatabaseType, Quoting } from '../../dialects/types.js';
 import { MtoolError } from '../../errors.js';
 import type { DatabaseSession } from '../engine/database-session.js';
-import { loadTrackingDialect } from '../engine/tracking-dialect.js';
 import { canonicalJson, sha256Hex } from '../../schema/canonical-json.js';
 import type { ModelStateEntry } from './model-state-file.js';
 
@@ -62,7 +61,7 @@ function upsert(type: DatabaseType, q: Quoting, row: { name: string; checksum: s
  */
 export async function storeModelState(session: DatabaseSession, entry: ModelStateEntry): Promise<void> {
   const { conn, dialect } = session;
-  const tracking = await loadTrackingDialect(conn.type);
+  const tracking = await dialect.tracking();
   await session.store.ensureTable(MODEL_STATE_TABLE, [createTable(conn.type, dialect.quote)]);
   const now = new Date();
   await conn.query(

@@ -2,7 +2,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Connection, DatabaseType } from '../../../src/dialects/types.js';
-import { loadTrackingDialect } from '../../../src/main/engine/tracking-dialect.js';
 import { getDialect } from '../../../src/dialects/index.js';
 import { connectTo, createTestDatabase, serverStatus, type TestServer } from '../../support/databases.js';
 
@@ -81,8 +80,9 @@ export async function rowCount(target: EngineTarget, url: string, table: string)
 
 /** Whether a table exists, asked the way the engine asks. */
 export async function tableExists(type: DatabaseType, conn: Connection, table: string): Promise<boolean> {
-  const tracking = await loadTrackingDialect(type);
-  return (await conn.query(tracking.tableExists(getDialect(type).quote, table))).rows.length > 0;
+  const dialect = getDialect(type);
+  const tracking = await dialect.tracking();
+  return (await conn.query(tracking.tableExists(dialect.quote, table))).rows.length > 0;
 }
 
 /** {@link tableExists} over a fresh connection. */
