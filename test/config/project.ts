@@ -1,25 +1,11 @@
 /** Temporary project folders for configuration tests. */
-import { mkdtemp, mkdir, realpath, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { afterAll } from 'vitest';
+import { tempProject } from '../support/temp-project.js';
 
-const made: string[] = [];
-afterAll(async () => {
-  await Promise.all(made.map((d) => rm(d, { recursive: true, force: true })));
-});
+export { rejection } from '../support/temp-project.js';
 
 /** Create a project folder holding `files` (path → text; a value `{ symlink }` makes a symlink). */
-export async function project(files: Record<string, string | { symlink: string }>): Promise<string> {
-  const dir = await realpath(await mkdtemp(join(tmpdir(), 'mtool-config-test-')));
-  made.push(dir);
-  for (const [path, content] of Object.entries(files)) {
-    const full = join(dir, path);
-    await mkdir(dirname(full), { recursive: true });
-    if (typeof content === 'string') await writeFile(full, content);
-    else await symlink(content.symlink, full);
-  }
-  return dir;
+export function project(files: Record<string, string | { symlink: string }>): Promise<string> {
+  return tempProject(files, 'mtool-config-test-');
 }
 
 /** A scratch folder outside any project (for symlink targets). */
@@ -33,13 +19,3 @@ export function sqliteDb(name: string, extra = ''): string {
 }
 
 export const IMPORT = "import { databaseConfig, MtoolDatabase, env } from 'mtool';\n";
-
-/** Run `fn`, expecting it to reject with an MtoolError; returns the error. */
-export async function rejection(fn: () => Promise<unknown>): Promise<Error & { code: string; exitCode: number }> {
-  try {
-    await fn();
-  } catch (e) {
-    return e as Error & { code: string; exitCode: number };
-  }
-  throw new Error('expected a rejection');
-}

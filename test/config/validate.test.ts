@@ -1,7 +1,7 @@
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, selectDatabases } from '../../src/main/config/load-config.js';
 import { configureLogging } from '../../src/main/log.js';
+import { testEntry } from '../support/database-entry.js';
 import { IMPORT, project, rejection } from './project.js';
 
 /** Load a root config made of these `databaseConfig({...})` bodies. */
@@ -166,30 +166,7 @@ describe('field checks', () => {
 
   it('fills defaults', async () => {
     const { dir, config } = await load([lite('a', 'default: true')]);
-    expect(config.databases[0]).toEqual({
-      name: 'a',
-      isDefault: true,
-      type: 'sqlite',
-      url: 'sqlite:///a.db',
-      urlSource: undefined,
-      urlAsync: undefined,
-      configuredType: 'sqlite',
-      configuredUrl: 'sqlite:///a.db',
-      devType: undefined,
-      devUrl: undefined,
-      devUrlSource: undefined,
-      modelPaths: [],
-      modelTables: [],
-      overlapModels: false,
-      secureValues: false,
-      autoApplySeeds: false,
-      seedTable: '_mtool_seeds',
-      migrationTable: '_mtool_migrations',
-      skipIfMissing: false,
-      pgSchema: undefined,
-      plugins: {},
-      migrationsDir: join(dir, 'migrations', 'a'),
-    });
+    expect(config.databases[0]).toEqual(testEntry(dir, 'a', 'sqlite', 'sqlite:///a.db'));
     expect(config.warnings).toEqual([]);
   });
 });

@@ -10,7 +10,7 @@ import type { EngineHooks } from '../../src/main/engine/executor.js';
 import { MigrationFailedError } from '../../src/main/engine/migration-error.js';
 import { configureLogging, logger } from '../../src/main/log.js';
 import { migration } from './support/project.js';
-import { testEntry } from './support/entry.js';
+import { testEntry } from '../support/database-entry.js';
 import { TARGETS, provision, targetReachable, type ProvisionedDatabase } from './support/targets.js';
 
 /** Engine-level tests: the engine API without the CLI (hooks, log output, transports the config does not take yet). */

@@ -3,7 +3,7 @@ import { clickhouseDefault, parseDictionary, parseEngineClauses, parseProjection
 import { renderClickHouseTable } from '../../src/dialects/clickhouse/renderer.js';
 import type { Connection } from '../../src/dialects/types.js';
 import { chIndex, col, compileModels, dictionary, materializedView, sql, table } from '../../src/schema/index.js';
-import { connectTo, createTestDatabase, randomName, serverStatus, type TestDatabase } from '../support/databases.js';
+import { connectTo, randomName, serverStatus, useFreshConnections } from '../support/databases.js';
 import { canon, execAll, introspect, render } from './round-trip.js';
 
 const server = await serverStatus('clickhouse');
@@ -139,19 +139,7 @@ function models(current: boolean) {
 }
 
 describe.skipIf(!server.reachable)('clickhouse 18.16 introspection over HTTP', () => {
-  const dbs: TestDatabase[] = [];
-  const conns: Connection[] = [];
-  async function fresh(): Promise<Connection> {
-    const db = await createTestDatabase('clickhouse');
-    dbs.push(db);
-    const conn = await connectTo('clickhouse', db.url);
-    conns.push(conn);
-    return conn;
-  }
-  afterAll(async () => {
-    for (const c of conns) await c.close();
-    for (const d of dbs) await d.drop();
-  });
+  const fresh = useFreshConnections('clickhouse');
 
   it('reads a hand-written schema, renders it into an empty database and reads back the same IR', async () => {
     const source = await fresh();

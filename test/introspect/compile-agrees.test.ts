@@ -9,7 +9,7 @@ import { getDialect } from '../../src/dialects/index.js';
 import type { Connection, DatabaseType } from '../../src/dialects/types.js';
 import type { ChMaterializedViewSpec, ChTableSpec, SchemaIR } from '../../src/schema/ir.js';
 import { col, compileModels, foreignKey, materializedView, sql, table } from '../../src/schema/index.js';
-import { connectTo, createTestDatabase, randomName, serverStatus, type TestDatabase } from '../support/databases.js';
+import { connectTo, randomName, serverStatus, useFreshConnections } from '../support/databases.js';
 import { canon, execAll } from './round-trip.js';
 
 const [pg, maria, ch] = await Promise.all([serverStatus('postgresql'), serverStatus('mysql'), serverStatus('clickhouse')]);
@@ -49,19 +49,7 @@ function actions(ir: SchemaIR): [string, string, string][] {
 }
 
 describe.skipIf(!pg.reachable)('postgresql: compiled models equal introspection', () => {
-  const dbs: TestDatabase[] = [];
-  const conns: Connection[] = [];
-  async function fresh(): Promise<Connection> {
-    const db = await createTestDatabase('postgresql');
-    dbs.push(db);
-    const conn = await connectTo('postgresql', db.url);
-    conns.push(conn);
-    return conn;
-  }
-  afterAll(async () => {
-    for (const c of conns) await c.close();
-    for (const d of dbs) await d.drop();
-  });
+  const fresh = useFreshConnections('postgresql');
 
   it('keeps RESTRICT apart from NO ACTION, as the server does', async () => {
     const compiled = compileModels(restrictModels(), { dialect: 'postgresql' });
@@ -81,19 +69,7 @@ describe.skipIf(!pg.reachable)('postgresql: compiled models equal introspection'
 
 for (const type of ['mysql', 'mariadb'] as const satisfies readonly DatabaseType[]) {
   describe.skipIf(!maria.reachable)(`${type} (MariaDB server): compiled models equal introspection`, () => {
-    const dbs: TestDatabase[] = [];
-    const conns: Connection[] = [];
-    async function fresh(): Promise<Connection> {
-      const db = await createTestDatabase('mysql');
-      dbs.push(db);
-      const conn = await connectTo(type, db.url);
-      conns.push(conn);
-      return conn;
-    }
-    afterAll(async () => {
-      for (const c of conns) await c.close();
-      for (const d of dbs) await d.drop();
-    });
+    const fresh = useFreshConnections('mysql', type);
 
     it('compiles restrict to NO ACTION, which is what the server reports for it', async () => {
       const compiled = compileModels(restrictModels(), { dialect: type });
@@ -170,21 +146,12 @@ describe('clickhouse key spellings compile alike', () => {
 });
 
 describe.skipIf(!ch.reachable)('clickhouse 18.16 over HTTP: compiled models equal introspection', () => {
-  const dbs: TestDatabase[] = [];
-  const conns: Connection[] = [];
-  afterAll(async () => {
-    for (const c of conns) await c.close();
-    for (const d of dbs) await d.drop();
-  });
+  const fresh = useFreshConnections('clickhouse');
 
   it('adds () to engines, reads key clauses as compiled, and stores boolean defaults as 1/0', async () => {
     const compiled = compileModels(clickhouseModels({ boolType: false }), { dialect: 'clickhouse' });
     expectClickHouseSpellings(compiled);
-    const db = await createTestDatabase('clickhouse');
-    dbs.push(db);
-    const conn = await connectTo('clickhouse', db.url);
-    conns.push(conn);
-    expect(canon(await applyAndIntrospect(conn, compiled))).toBe(canon(compiled));
+    expect(canon(await applyAndIntrospect(await fresh(), compiled))).toBe(canon(compiled));
   });
 });
 

@@ -1,10 +1,10 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checkExpression } from '../../src/dialects/mysql/introspector.js';
 import { renderMysqlTable } from '../../src/dialects/mysql/renderer.js';
 import { mariadbSchemaFlavour, mysqlSchemaFlavour, schemaFlavourOf } from '../../src/dialects/mysql/schema-flavour.js';
-import type { Connection, DatabaseType } from '../../src/dialects/types.js';
+import type { DatabaseType } from '../../src/dialects/types.js';
 import { col, compileModels, foreignKey, index, sql, table } from '../../src/schema/index.js';
-import { connectTo, createTestDatabase, serverStatus, type TestDatabase } from '../support/databases.js';
+import { serverStatus, useFreshConnections } from '../support/databases.js';
 import { canon, execAll, introspect, render } from './round-trip.js';
 
 const server = await serverStatus('mysql');
@@ -81,19 +81,7 @@ describe('mysql and mariadb default and check normalization', () => {
 
 for (const type of ['mysql', 'mariadb'] as const satisfies readonly DatabaseType[]) {
   describe.skipIf(!server.reachable)(`${type} introspection (MariaDB server)`, () => {
-    const dbs: TestDatabase[] = [];
-    const conns: Connection[] = [];
-    async function fresh(): Promise<Connection> {
-      const db = await createTestDatabase('mysql');
-      dbs.push(db);
-      const conn = await connectTo(type, db.url);
-      conns.push(conn);
-      return conn;
-    }
-    afterAll(async () => {
-      for (const c of conns) await c.close();
-      for (const d of dbs) await d.drop();
-    });
+    const fresh = useFreshConnections('mysql', type);
 
     it('reads a hand-written schema, renders it into an empty database and reads back the same IR', async () => {
       const source = await fresh();

@@ -1,11 +1,9 @@
 import { existsSync, mkdirSync, chownSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getDialect } from '../../src/dialects/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { postgresDefault } from '../../src/dialects/postgresql/introspector.js';
 import { renderPostgresTable } from '../../src/dialects/postgresql/renderer.js';
-import type { Connection } from '../../src/dialects/types.js';
 import { col, compileModels, foreignKey, index, pgEnum, sql, table } from '../../src/schema/index.js';
-import { connectTo, createTestDatabase, serverStatus, type TestDatabase } from '../support/databases.js';
+import { serverStatus, useFreshConnections } from '../support/databases.js';
 import { canon, execAll, introspect, render } from './round-trip.js';
 
 const pg = await serverStatus('postgresql');
@@ -92,16 +90,8 @@ describe('postgresql default normalization', () => {
 });
 
 describe.skipIf(!pg.reachable)('postgresql introspection', () => {
-  const dbs: TestDatabase[] = [];
-  const conns: Connection[] = [];
+  const fresh = useFreshConnections('postgresql');
   let tablespace: string | null = null;
-  async function fresh(): Promise<Connection> {
-    const db = await createTestDatabase('postgresql');
-    dbs.push(db);
-    const conn = await connectTo('postgresql', db.url);
-    conns.push(conn);
-    return conn;
-  }
   beforeAll(async () => {
     // A tablespace needs a folder on the server's machine: only possible when it is this one.
     const conn = await fresh();
@@ -118,11 +108,6 @@ describe.skipIf(!pg.reachable)('postgresql introspection', () => {
         console.warn(`!!! postgresql introspection: no tablespace test (${(e as Error).message})`);
       }
     } else console.warn('!!! postgresql introspection: no tablespace test (the server runs on another machine)');
-  });
-  afterAll(async () => {
-    for (const c of conns) await c.close();
-    for (const d of dbs) await d.drop();
-    await getDialect('postgresql').dispose();
   });
 
   it('reads a hand-written schema, renders it into an empty database and reads back the same IR', async () => {

@@ -1,24 +1,12 @@
 /** Temporary projects for model discovery tests: files by path, removed after the file's tests. */
-import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { afterAll } from 'vitest';
 import { loadConfig, selectDatabases } from '../../src/main/config/load-config.js';
 import type { DatabaseEntry, LoadedConfig } from '../../src/main/config/types.js';
+import { tempProject } from '../support/temp-project.js';
 
-const made: string[] = [];
-afterAll(async () => {
-  await Promise.all(made.map((d) => rm(d, { recursive: true, force: true })));
-});
+export { rejection } from '../support/temp-project.js';
 
-export async function project(files: Record<string, string>): Promise<string> {
-  const dir = await realpath(await mkdtemp(join(tmpdir(), 'mtool-models-test-')));
-  made.push(dir);
-  for (const [path, content] of Object.entries(files)) {
-    await mkdir(dirname(join(dir, path)), { recursive: true });
-    await writeFile(join(dir, path), content);
-  }
-  return dir;
+export function project(files: Record<string, string>): Promise<string> {
+  return tempProject(files, 'mtool-models-test-');
 }
 
 /** `mtool.config.ts` declaring sqlite databases with extra fields each. */
@@ -42,13 +30,4 @@ export async function loaded(dir: string, database?: string): Promise<{ config: 
 export function debugLog(): { debug(message: string): void; lines: string[] } {
   const lines: string[] = [];
   return { lines, debug: (m: string) => void lines.push(m) };
-}
-
-export async function rejection(fn: () => Promise<unknown>): Promise<Error & { code: string; exitCode: number }> {
-  try {
-    await fn();
-  } catch (e) {
-    return e as Error & { code: string; exitCode: number };
-  }
-  throw new Error('expected a rejection');
 }

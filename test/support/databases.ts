@@ -179,3 +179,27 @@ export function useTestDatabase(server: Exclude<TestServer, 'redis'>): { readonl
     },
   };
 }
+
+/**
+ * For the enclosing `describe`: a function opening a connection (as `type`, default the server's
+ * own type) to a new random database on `server` at each call, and an `afterAll` hook closing
+ * every such connection, dropping every such database, then releasing what the dialect shares
+ * between connections (PostgreSQL's pools), in that order.
+ * @example const fresh = useFreshConnections('mysql', 'mariadb'); it('...', async () => { const conn = await fresh(); ... });
+ */
+export function useFreshConnections(server: Exclude<TestServer, 'redis'>, type: DatabaseType = ADMIN_TYPE[server]): () => Promise<Connection> {
+  const dbs: TestDatabase[] = [];
+  const conns: Connection[] = [];
+  afterAll(async () => {
+    for (const c of conns) await c.close();
+    for (const d of dbs) await d.drop();
+    await getDialect(type).dispose();
+  });
+  return async () => {
+    const db = await createTestDatabase(server);
+    dbs.push(db);
+    const conn = await connectTo(type, db.url);
+    conns.push(conn);
+    return conn;
+  };
+}

@@ -1,8 +1,11 @@
 import { join } from 'node:path';
-import type { DatabaseType } from '../../../src/dialects/types.js';
-import type { DatabaseEntry } from '../../../src/main/config/types.js';
+import type { DatabaseType } from '../../src/dialects/types.js';
+import type { DatabaseEntry } from '../../src/main/config/types.js';
 
-/** A registry entry as the config loader would produce it, for engine-level tests. */
+/**
+ * A registry entry with every default the config loader fills (test/config/validate.test.ts
+ * checks the loader against it), for tests that need an entry without loading a config.
+ */
 export function testEntry(root: string, name: string, type: DatabaseType, url: string, extra: Partial<DatabaseEntry> = {}): DatabaseEntry {
   return {
     name,
