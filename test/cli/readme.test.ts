@@ -13,7 +13,7 @@ describe('README', () => {
   });
 
   it('gives the two fresh-machine commands', () => {
-    expect(README).toContain('npm ci && npm run example');
-    expect(README).toContain('npm ci && npm test');
+    expect(README).toContain('npm install && npm run example');
+    expect(README).toContain('npm install && npm test');
   });
 });
