@@ -173,13 +173,13 @@ export interface Dialect {
    * Every statement that creates `ir` in an empty database, in dependency order. Pure and
    * synchronous (no connection), so planners and workers can call it.
    */
-  renderSchema(ir: SchemaIR): string[];
+  renderSchema(ir: SchemaIR): Promise<string[]>;
   /**
    * The statements of one table (create, its indexes, foreign keys, comments), for
    * `mtool snapshot TABLE`.
    * @throws MtoolError `MTOOL_USAGE` when `tableKey` is not in `ir`, listing the known tables.
    */
-  renderTable(ir: SchemaIR, tableKey: string): string[];
+  renderTable(ir: SchemaIR, tableKey: string): Promise<string[]>;
   /**
    * The SQL of mtool's tracking tables on this dialect. Its module is imported on the first call,
    * so commands that never touch a database do not load it.

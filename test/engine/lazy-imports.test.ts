@@ -29,4 +29,7 @@ it.each([[['status']], [['migrate']], [['history']], [['lock-status']]])('mtool 
   const modules = (await readFile(trace, 'utf8')).split('\n').filter(Boolean);
   expect(modules.some((m) => m.includes('/node_modules/better-sqlite3/'))).toBe(true);
   expect(OTHERS.filter((name) => modules.some((m) => m.includes(`/node_modules/${name}/`)))).toEqual([]);
+  // Nor mtool's own modules for other databases, rendering or introspection.
+  const own = modules.filter((m) => /\/dist\/dialects\/[a-z]+\/(driver|renderer|introspector)\.js$/.test(m)).map((m) => m.replace(/.*\/dist\//, ''));
+  expect(own).toEqual(['dialects/sqlite/driver.js']);
 });

@@ -17,7 +17,7 @@ const [pg, maria, ch] = await Promise.all([serverStatus('postgresql'), serverSta
 /** Build `compiled` in the connection's (empty) database and read it back. */
 async function applyAndIntrospect(conn: Connection, compiled: SchemaIR): Promise<SchemaIR> {
   const dialect = getDialect(conn.type);
-  await execAll(conn, dialect.renderSchema(compiled));
+  await execAll(conn, await dialect.renderSchema(compiled));
   return dialect.introspect(conn);
 }
 

@@ -1,6 +1,5 @@
 import type { SchemaIR } from '../../schema/ir.js';
 import type { Capabilities, Connection, ConnectOptions, Dialect, IntrospectOptions, TrackingSql } from '../types.js';
-import { renderClickHouseSchema, renderClickHouseTable } from './renderer.js';
 import { parseVersionNumbers } from '../server-version.js';
 import { clickhouseQuoting } from './quoting.js';
 
@@ -38,9 +37,14 @@ export const clickhouseDialect: Dialect = {
     const { introspectClickHouse } = await import('./introspector.js');
     return introspectClickHouse(conn, options);
   },
-  // Pure and small, so it loads with the dialect and rendering stays synchronous (+6 modules, ~5 ms CPU on the registry import).
-  renderSchema: renderClickHouseSchema,
-  renderTable: renderClickHouseTable,  async tracking(): Promise<TrackingSql> {
+  // Loaded on first use: commands that render nothing (migrate, status) do not pay for it.
+  async renderSchema(ir: SchemaIR): Promise<string[]> {
+    return (await import('./renderer.js')).renderClickHouseSchema(ir);
+  },
+  async renderTable(ir: SchemaIR, tableKey: string): Promise<string[]> {
+    return (await import('./renderer.js')).renderClickHouseTable(ir, tableKey);
+  },
+  async tracking(): Promise<TrackingSql> {
     return (await import('./tracking.js')).tracking;
   },
 };

@@ -1,6 +1,5 @@
 import type { SchemaIR } from '../../schema/ir.js';
 import type { Connection, ConnectOptions, Dialect, IntrospectOptions, TrackingSql } from '../types.js';
-import { renderMysqlSchema, renderMysqlTable } from './renderer.js';
 import { mariadbFlavour, mysqlFlavour, type MysqlFlavour } from './flavour.js';
 import { mysqlQuoting } from './quoting.js';
 
@@ -22,9 +21,13 @@ export function createMysqlDialect(flavour: MysqlFlavour): Dialect {
       const { introspectMysql } = await import('./introspector.js');
       return introspectMysql(conn, options);
     },
-    // Pure and small, so it loads with the dialect and rendering stays synchronous (+6 modules, ~5 ms CPU on the registry import).
-    renderSchema: renderMysqlSchema,
-    renderTable: renderMysqlTable,
+    // Loaded on first use: commands that render nothing (migrate, status) do not pay for it.
+    async renderSchema(ir: SchemaIR): Promise<string[]> {
+      return (await import('./renderer.js')).renderMysqlSchema(ir);
+    },
+    async renderTable(ir: SchemaIR, tableKey: string): Promise<string[]> {
+      return (await import('./renderer.js')).renderMysqlTable(ir, tableKey);
+    },
     // MySQL and MariaDB keep their tracking tables alike.
     async tracking(): Promise<TrackingSql> {
       return (await import('./tracking.js')).tracking;

@@ -1,6 +1,5 @@
 import type { SchemaIR } from '../../schema/ir.js';
 import type { Capabilities, Connection, ConnectOptions, Dialect, IntrospectOptions, ServerVersion, TrackingSql } from '../types.js';
-import { renderPostgresSchema, renderPostgresTable } from './renderer.js';
 import { parseVersionNumbers } from '../server-version.js';
 import { postgresQuoting } from './quoting.js';
 
@@ -18,6 +17,9 @@ export const postgresCapabilities: Capabilities = {
   sequences: true,
 };
 
+/** The driver module, once a connection was asked for. */
+let driver: Promise<typeof import('./driver.js')> | undefined;
+
 /** The PostgreSQL dialect over the `pg` package (imported on the first connect). */
 export const postgresDialect: Dialect = {
   type: 'postgresql',
@@ -25,22 +27,27 @@ export const postgresDialect: Dialect = {
   capabilities: postgresCapabilities,
   quote: postgresQuoting,
   async connect(options: ConnectOptions): Promise<Connection> {
-    const { connectPostgres } = await import('./driver.js');
+    const { connectPostgres } = await (driver ??= import('./driver.js'));
     return connectPostgres(options);
   },
   // `15.20 (Debian 15.20-0+deb12u1)`, `16beta1`.
   parseServerVersion: (raw: string): ServerVersion => parseVersionNumbers(raw, 'postgresql'),
   async dispose(): Promise<void> {
-    const { endPostgresPools } = await import('./driver.js');
-    await endPostgresPools();
+    // No connection was ever made: there are no pools, and no reason to load the driver module.
+    if (driver) await (await driver).endPostgresPools();
   },
   async introspect(conn: Connection, options?: IntrospectOptions): Promise<SchemaIR> {
     const { introspectPostgres } = await import('./introspector.js');
     return introspectPostgres(conn, options);
   },
-  // Pure and small, so it loads with the dialect and rendering stays synchronous (+6 modules, ~5 ms CPU on the registry import).
-  renderSchema: renderPostgresSchema,
-  renderTable: renderPostgresTable,  async tracking(): Promise<TrackingSql> {
+  // Loaded on first use: commands that render nothing (migrate, status) do not pay for it.
+  async renderSchema(ir: SchemaIR): Promise<string[]> {
+    return (await import('./renderer.js')).renderPostgresSchema(ir);
+  },
+  async renderTable(ir: SchemaIR, tableKey: string): Promise<string[]> {
+    return (await import('./renderer.js')).renderPostgresTable(ir, tableKey);
+  },
+  async tracking(): Promise<TrackingSql> {
     return (await import('./tracking.js')).tracking;
   },
 };

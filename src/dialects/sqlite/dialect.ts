@@ -1,6 +1,5 @@
 import type { SchemaIR } from '../../schema/ir.js';
 import type { Capabilities, Connection, ConnectOptions, Dialect, IntrospectOptions, TrackingSql } from '../types.js';
-import { renderSqliteSchema, renderSqliteTable } from './renderer.js';
 import { parseVersionNumbers } from '../server-version.js';
 import { sqliteQuoting } from './quoting.js';
 
@@ -35,9 +34,14 @@ export const sqliteDialect: Dialect = {
     const { introspectSqlite } = await import('./introspector.js');
     return introspectSqlite(conn, options);
   },
-  // Pure and small, so it loads with the dialect and rendering stays synchronous (+6 modules, ~5 ms CPU on the registry import).
-  renderSchema: renderSqliteSchema,
-  renderTable: renderSqliteTable,  async tracking(): Promise<TrackingSql> {
+  // Loaded on first use: commands that render nothing (migrate, status) do not pay for it.
+  async renderSchema(ir: SchemaIR): Promise<string[]> {
+    return (await import('./renderer.js')).renderSqliteSchema(ir);
+  },
+  async renderTable(ir: SchemaIR, tableKey: string): Promise<string[]> {
+    return (await import('./renderer.js')).renderSqliteTable(ir, tableKey);
+  },
+  async tracking(): Promise<TrackingSql> {
     return (await import('./tracking.js')).tracking;
   },
 };

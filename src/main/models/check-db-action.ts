@@ -32,7 +32,7 @@ export async function checkDbAction(ctx: CommandContext, input: CommandInput): P
       break;
     }
     case 'sql': {
-      const statements = (await schemaIo(entry.type)).renderSchema(ir);
+      const statements = await (await schemaIo(entry.type)).renderSchema(ir);
       text = () => statements.map((s) => `${s};`).join('\n\n');
       break;
     }

@@ -25,7 +25,7 @@ export async function snapshotAction(ctx: CommandContext, input: CommandInput): 
     }
     const ir = await introspectSession(session);
     const key = findTableKey(ir, wanted, entry.name);
-    return { table: key, statements: (await schemaIo(entry.type)).renderTable(ir, key) };
+    return { table: key, statements: await (await schemaIo(entry.type)).renderTable(ir, key) };
   });
   return {
     data: { database: entry.name, database_type: entry.type, ...result },
