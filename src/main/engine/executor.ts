@@ -6,7 +6,7 @@ import type { Logger } from '../log.js';
 import { MigrationFailedError, statementPreview, type ExecutedStatement } from './migration-error.js';
 import type { RollbackStep } from './planner.js';
 import type { TrackingStore } from './tracking-store.js';
-import { noTransactionReason } from './transaction-mode.js';
+import { beginsWithImplicitCommit, noTransactionReason } from './transaction-mode.js';
 import type { MigrationOutcome, MigrationRecord } from './types.js';
 
 /** What a hook receives after versioned migrations were applied. */
@@ -143,7 +143,8 @@ export class Executor {
     writeRecord: (executionMs: number) => Promise<void>,
   ): Promise<{ durationMs: number; outside: boolean }> {
     const caps = this.#dialect.capabilities;
-    let useTransaction = caps.transactions;
+    // Without transactional DDL, a file starting with DDL would end its own transaction at once.
+    let useTransaction = caps.transactions && (caps.transactionalDdl || !beginsWithImplicitCommit(statements));
     let outside = false;
     if (useTransaction) {
       const why = caps.transactionalDdl
