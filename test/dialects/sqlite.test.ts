@@ -44,6 +44,24 @@ describe('sqlite', () => {
     }
   });
 
+  it('truncates the rollback journal instead of deleting it, and leaves a WAL database in WAL', async () => {
+    const plain = await connectTo('sqlite', 'sqlite:///plain.db', { root });
+    try {
+      expect((await plain.query('PRAGMA journal_mode')).rows[0]).toEqual({ journal_mode: 'truncate' });
+    } finally {
+      await plain.close();
+    }
+    const wal = await connectTo('sqlite', 'sqlite:///wal.db', { root });
+    await wal.query('PRAGMA journal_mode = WAL');
+    await wal.close();
+    const again = await connectTo('sqlite', 'sqlite:///wal.db', { root });
+    try {
+      expect((await again.query('PRAGMA journal_mode')).rows[0]).toEqual({ journal_mode: 'wal' });
+    } finally {
+      await again.close();
+    }
+  });
+
   it('waits for a writer lock up to the timeout, then fails as MTOOL_DATABASE', async () => {
     const url = 'sqlite:///locked.db?timeout=0.3';
     const a = await connectTo('sqlite', url, { root });

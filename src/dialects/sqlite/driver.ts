@@ -39,6 +39,10 @@ export async function connectSqlite(options: ConnectOptions): Promise<Connection
     db = new Database(file, { timeout });
     db.defaultSafeIntegers(true);
     db.pragma('foreign_keys = ON');
+    // The default rollback journal is deleted after every commit (an unlink and a folder sync
+    // per migration); TRUNCATE is as durable and cheaper. Only from the default mode: leaving WAL
+    // would change the database file for every other user of it.
+    if (db.pragma('journal_mode', { simple: true }) === 'delete') db.pragma('journal_mode = TRUNCATE');
   } catch (e) {
     throw wrapDriverError('MTOOL_CONNECTION', ctx, e, `cannot open '${file}': check that its folder exists and is writable`);
   }
