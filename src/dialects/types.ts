@@ -116,6 +116,17 @@ export interface IntrospectOptions {
    * `migrationTable`/`seedTable` names with them.
    */
   exclude?: readonly string[];
+  /**
+   * Read only these tables: keys as the IR keys them (bare names, PostgreSQL `schema.table` outside
+   * the default schema), matched exactly, each with its columns, indexes and constraints; a key
+   * naming no table reads nothing. Also read are the tables whose IR depends on one of them
+   * (PostgreSQL: inheritance children, which ALTER TABLE changes too; SQLite: tables whose foreign
+   * keys name one of them without columns, whose referenced columns are its primary key).
+   * PostgreSQL enum types are read in full either way, so `[]` reads the enums alone. Default:
+   * every table. For merging into an earlier IR: replace the entries of the asked and the
+   * returned tables (see src/main/engine/snapshot-hook.ts).
+   */
+  tables?: readonly string[];
 }
 
 /**

@@ -37,6 +37,7 @@ const DEFAULT_SETTINGS: Record<string, string> = { index_granularity: '8192' };
  *   database's own name removed from the query so it reads the same in another database;
  * - dictionaries (current servers list DDL dictionaries in `system.tables`) from their CREATE text.
  * Inner tables of materialized views (`.inner.*`, `.inner_id.*`) are part of their view.
+ * `options.tables` narrows every query to those names (tables, views or dictionaries).
  */
 export async function introspectClickHouse(conn: Connection, options: IntrospectOptions = {}): Promise<SchemaIR> {
   const run = async (what: string, sql: string): Promise<Row[]> => {
@@ -52,14 +53,19 @@ export async function introspectClickHouse(conn: Connection, options: Introspect
   const has = new Set(systemColumns.map((r) => `${r.table as string}.${r.name as string}`));
   const hasTable = (t: string) => [...has].some((k) => k.startsWith(`${t}.`));
 
-  const tables = await run('tables', `SELECT name, engine, engine_full, create_table_query${has.has('tables.comment') ? ', comment' : ", '' AS comment"}
-    FROM system.tables WHERE database = ${db} AND NOT is_temporary`);
-  const columns = await run('columns', `SELECT table, name, type, default_kind, default_expression, comment${has.has('columns.compression_codec') ? ', compression_codec' : ", '' AS compression_codec"}
-    FROM system.columns WHERE database = ${db}${has.has('columns.position') ? ' ORDER BY table, position' : ''}`);
+  // Asked for some tables: every query reads only those (none when no table matched).
+  const only = (column: string) => (options.tables ? ` AND ${column} IN (${options.tables.length > 0 ? options.tables.map((t) => q.literal(t)).join(', ') : "''"})` : '');
+  const tables = options.tables?.length === 0 ? [] : await run('tables', `SELECT name, engine, engine_full, create_table_query${has.has('tables.comment') ? ', comment' : ", '' AS comment"}
+    FROM system.tables WHERE database = ${db} AND NOT is_temporary${only('name')}`);
+  const picked = !options.tables || tables.length > 0;
+  const columns = !picked ? [] : await run('columns', `SELECT table, name, type, default_kind, default_expression, comment${has.has('columns.compression_codec') ? ', compression_codec' : ", '' AS compression_codec"}
+    FROM system.columns WHERE database = ${db}${only('table')}${has.has('columns.position') ? ' ORDER BY table, position' : ''}`);
   const skipIndexes = hasTable('data_skipping_indices')
-    ? await run('skip indexes', `SELECT table, name, ${has.has('data_skipping_indices.type_full') ? 'type_full' : 'type'} AS type, expr, granularity FROM system.data_skipping_indices WHERE database = ${db}`)
+    ? !picked
+      ? []
+      : await run('skip indexes', `SELECT table, name, ${has.has('data_skipping_indices.type_full') ? 'type_full' : 'type'} AS type, expr, granularity FROM system.data_skipping_indices WHERE database = ${db}${only('table')}`)
     : undefined;
-  const projections = hasTable('projections') ? await run('projections', `SELECT table, name, query FROM system.projections WHERE database = ${db}`) : undefined;
+  const projections = hasTable('projections') ? (!picked ? [] : await run('projections', `SELECT table, name, query FROM system.projections WHERE database = ${db}${only('table')}`)) : undefined;
 
   const ir: SchemaIR = { tables: {}, enums: {}, indexes: {}, constraints: {} };
   const keyOf = (dbName: string, name: string) => (dbName === database ? name : `${dbName}.${name}`);

@@ -24,6 +24,7 @@ import { schemaFlavourOf, type MysqlSchemaFlavour } from './schema-flavour.js';
  * - MariaDB's JSON is `longtext` plus a column-level `json_valid` check: the pair reads as `json`
  *   (what MySQL reports and what `compileModels` writes for both types), and the check is not
  *   listed as a constraint, since rendering `json` creates it again.
+ * - `options.tables`: every query reads only those tables (none when no table matched).
  */
 export async function introspectMysql(conn: Connection, options: IntrospectOptions = {}): Promise<SchemaIR> {
   const run = async (what: string, sql: string): Promise<Row[]> => {
@@ -44,21 +45,28 @@ export async function introspectMysql(conn: Connection, options: IntrospectOptio
     WHERE TABLE_SCHEMA = 'information_schema' AND ((TABLE_NAME = 'STATISTICS' AND COLUMN_NAME = 'EXPRESSION') OR (TABLE_NAME = 'CHECK_CONSTRAINTS' AND COLUMN_NAME = 'CHECK_CLAUSE'))`);
   const has = new Set(features.map((r) => String(r.f).toUpperCase()));
 
-  const tables = await run('tables', `SELECT TABLE_NAME AS name, TABLE_COMMENT AS comment, TABLE_COLLATION AS collation FROM information_schema.TABLES
-    WHERE TABLE_SCHEMA = ${db} AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME`);
-  const columns = await run('columns', `SELECT TABLE_NAME AS tbl, COLUMN_NAME AS name, COLUMN_TYPE AS type, IS_NULLABLE AS nullable, COLUMN_DEFAULT AS dflt,
+  // Asked for some tables: every query reads only those (information_schema then opens only their definitions).
+  const only = (column: string) => (options.tables ? ` AND ${column} IN (${options.tables.length > 0 ? options.tables.map((t) => q.literal(t)).join(', ') : 'NULL'})` : '');
+  const none = options.tables?.length === 0;
+  const tables = none ? [] : await run('tables', `SELECT TABLE_NAME AS name, TABLE_COMMENT AS comment, TABLE_COLLATION AS collation FROM information_schema.TABLES
+    WHERE TABLE_SCHEMA = ${db} AND TABLE_TYPE = 'BASE TABLE'${only('TABLE_NAME')} ORDER BY TABLE_NAME`);
+  const picked = !options.tables || tables.length > 0;
+  const columns = !picked ? [] : await run('columns', `SELECT TABLE_NAME AS tbl, COLUMN_NAME AS name, COLUMN_TYPE AS type, IS_NULLABLE AS nullable, COLUMN_DEFAULT AS dflt,
       EXTRA AS extra, COLLATION_NAME AS collation, COLUMN_COMMENT AS comment, GENERATION_EXPRESSION AS generated
-    FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ${db} ORDER BY TABLE_NAME, ORDINAL_POSITION`);
-  const stats = await run('indexes', `SELECT TABLE_NAME AS tbl, INDEX_NAME AS name, NON_UNIQUE AS non_unique, COLUMN_NAME AS col, SUB_PART AS sub_part,
+    FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ${db}${only('TABLE_NAME')} ORDER BY TABLE_NAME, ORDINAL_POSITION`);
+  const stats = !picked ? [] : await run('indexes', `SELECT TABLE_NAME AS tbl, INDEX_NAME AS name, NON_UNIQUE AS non_unique, COLUMN_NAME AS col, SUB_PART AS sub_part,
       COLLATION AS collation, INDEX_TYPE AS type${has.has('STATISTICS.EXPRESSION') ? ', EXPRESSION AS expr' : ', NULL AS expr'}
-    FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ${db} ORDER BY TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX`);
-  const fkColumns = await run('foreign keys', `SELECT k.TABLE_NAME AS tbl, k.CONSTRAINT_NAME AS name, k.COLUMN_NAME AS col, k.REFERENCED_TABLE_SCHEMA AS ref_schema,
+    FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ${db}${only('TABLE_NAME')} ORDER BY TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX`);
+  const fkColumns = !picked ? [] : await run('foreign keys', `SELECT k.TABLE_NAME AS tbl, k.CONSTRAINT_NAME AS name, k.COLUMN_NAME AS col, k.REFERENCED_TABLE_SCHEMA AS ref_schema,
       k.REFERENCED_TABLE_NAME AS ref_table, k.REFERENCED_COLUMN_NAME AS ref_col, r.UPDATE_RULE AS on_update, r.DELETE_RULE AS on_delete
     FROM information_schema.KEY_COLUMN_USAGE k JOIN information_schema.REFERENTIAL_CONSTRAINTS r
       ON r.CONSTRAINT_SCHEMA = k.CONSTRAINT_SCHEMA AND r.TABLE_NAME = k.TABLE_NAME AND r.CONSTRAINT_NAME = k.CONSTRAINT_NAME
-    WHERE k.TABLE_SCHEMA = ${db} AND k.REFERENCED_TABLE_NAME IS NOT NULL
+    WHERE k.TABLE_SCHEMA = ${db} AND k.REFERENCED_TABLE_NAME IS NOT NULL${only('k.TABLE_NAME')}
     ORDER BY k.TABLE_NAME, k.CONSTRAINT_NAME, k.ORDINAL_POSITION`);
-  const checks = has.has('CHECK_CONSTRAINTS.CHECK_CLAUSE') ? await run('check constraints', flavour.checkQuery(db)) : [];
+  const checks =
+    picked && has.has('CHECK_CONSTRAINTS.CHECK_CLAUSE')
+      ? await run('check constraints', options.tables ? `SELECT * FROM (${flavour.checkQuery(db)}) chk WHERE 1 = 1${only('chk.table_name')}` : flavour.checkQuery(db))
+      : [];
 
   const ir: SchemaIR = { tables: {}, enums: {}, indexes: {}, constraints: {} };
   const collations = new Map<string, string | null>();

@@ -31,29 +31,35 @@ import { postgresQuoting as q } from './quoting.js';
  *   (`'x'::text` → literal `x`, `'-1'::integer` → -1) and `now()`/`CURRENT_TIMESTAMP` stay expressions.
  * - Indexes backing primary keys, unique and exclusion constraints appear as those constraints,
  *   not as indexes. `concurrently` is a way of building, not stored: always false.
+ * - `options.tables`: only those tables and their inheritance children (three small queries on
+ *   their oids, none when no table matched); enum types are read in full either way.
  * @example const ir = await introspectPostgres(conn, { exclude: ['_mtool_migrations', 'mtool_lock'] });
  */
 export async function introspectPostgres(conn: Connection, options: IntrospectOptions = {}): Promise<SchemaIR> {
   const where = (what: string) => `postgresql (${conn.databaseName}): reading ${what}`;
-  const run = async (what: string, sql: string): Promise<Row[]> => {
+  const runAll = async (what: string, sql: string): Promise<Row[]> => {
     try {
       return (await conn.query(sql)).rows;
     } catch (e) {
       throw new MtoolError(e instanceof MtoolError ? e.code : 'MTOOL_DATABASE', `${where(what)}: ${(e as Error).message}`, { cause: e, database: conn.databaseName });
     }
   };
-  const [session] = await run('the session', `SELECT current_schema() AS current, current_setting('server_version_num')::int AS version`);
+  const [session] = await runAll('the session', `SELECT current_schema() AS current, current_setting('server_version_num')::int AS version`);
   const defaultSchema = options.schema ?? (session?.current as string | null) ?? 'public';
   const version = Number(session?.version ?? 0);
   const ns = namespaceFilter(options.schemas);
   const notExtension = (oid: string) => `NOT EXISTS (SELECT 1 FROM pg_catalog.pg_depend dep WHERE dep.objid = ${oid} AND dep.deptype = 'e')`;
-  const tableFilter = `c.relkind IN ('r', 'p') AND NOT c.relispartition AND ${ns} AND ${notExtension('c.oid')}`;
+  const relation = `c.relkind IN ('r', 'p') AND NOT c.relispartition AND ${ns} AND ${notExtension('c.oid')}`;
   const from = `pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace`;
 
   // One after another: a Connection takes one statement at a time (see Connection).
-  const tables = await run('tables', `SELECT c.oid::text AS oid, n.nspname AS schema, c.relname AS name, d.description AS comment
+  const tables = options.tables?.length === 0 ? [] : await runAll('tables', `SELECT c.oid::text AS oid, n.nspname AS schema, c.relname AS name, d.description AS comment
       FROM ${from} LEFT JOIN pg_catalog.pg_description d ON d.objoid = c.oid AND d.classoid = 'pg_catalog.pg_class'::regclass AND d.objsubid = 0
-      WHERE ${tableFilter}`);
+      WHERE ${relation}${options.tables ? ` AND c.oid IN (${pickedTables(options.tables, defaultSchema)})` : ''}`);
+  // Asked for some tables: the other queries read those found (an empty list reads nothing).
+  const tableFilter = options.tables ? `${relation} AND c.oid IN (${tables.length > 0 ? tables.map((t) => `${q.literal(t.oid as string)}::oid`).join(', ') : 'NULL'})` : relation;
+  const none = options.tables !== undefined && tables.length === 0;
+  const run = async (what: string, sql: string): Promise<Row[]> => (none ? [] : runAll(what, sql));
   const columns = await run('columns', `SELECT a.attrelid::text AS rel, a.attname AS name, pg_catalog.format_type(a.atttypid, a.atttypmod) AS type,
         a.attnotnull AS notnull, a.attidentity AS identity, a.attgenerated AS generated,
         pg_catalog.pg_get_expr(ad.adbin, ad.adrelid) AS default, d.description AS comment,
@@ -96,7 +102,7 @@ export async function introspectPostgres(conn: Connection, options: IntrospectOp
       WHERE ${tableFilter}
         AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_constraint co WHERE co.conindid = i.indexrelid AND co.conrelid = i.indrelid AND co.contype IN ('p', 'u', 'x'))
       ORDER BY i.indrelid, ic.relname`);
-  const enums = await run('enum types', `SELECT n.nspname AS schema, t.typname AS name, array_agg(e.enumlabel::text ORDER BY e.enumsortorder) AS labels
+  const enums = await runAll('enum types', `SELECT n.nspname AS schema, t.typname AS name, array_agg(e.enumlabel::text ORDER BY e.enumsortorder) AS labels
       FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace JOIN pg_catalog.pg_enum e ON e.enumtypid = t.oid
       WHERE ${ns} AND ${notExtension('t.oid')}
       GROUP BY n.nspname, t.typname`);
@@ -168,6 +174,20 @@ export async function introspectPostgres(conn: Connection, options: IntrospectOp
     ir.indexes[objectKey(table.key, index.name)] = index;
   }
   return ir;
+}
+
+/**
+ * A subquery of the oids of the tables keyed as `keys` (keys relative to `defaultSchema`, as the
+ * IR keys them) and, recursively, of the tables inheriting from them: ALTER TABLE on a parent
+ * changes its children too (partitions are left out of the IR anyway).
+ */
+function pickedTables(keys: readonly string[], defaultSchema: string): string {
+  const list = keys.map((k) => q.literal(k)).join(', ');
+  return `WITH RECURSIVE picked(oid) AS (
+      SELECT pc.oid FROM pg_catalog.pg_class pc JOIN pg_catalog.pg_namespace pn ON pn.oid = pc.relnamespace
+      WHERE pc.relkind IN ('r', 'p') AND (CASE WHEN pn.nspname = ${q.literal(defaultSchema)} THEN pc.relname::text ELSE pn.nspname || '.' || pc.relname END) IN (${list})
+      UNION SELECT i.inhrelid FROM pg_catalog.pg_inherits i JOIN picked p ON i.inhparent = p.oid)
+    SELECT oid FROM picked`;
 }
 
 function namespaceFilter(schemas: readonly string[] | undefined): string {

@@ -6,6 +6,7 @@ import { canonicalNowExpression, expressionDefault, literalDefault, readQuoted, 
 import { columnType, normalizeType } from '../../schema/normalize-type.js';
 import { isExcluded, type IntrospectOptions } from '../../schema/schema-io.js';
 import type { Connection, Row } from '../types.js';
+import { sqliteQuoting as q } from './quoting.js';
 // The comment markers live with the renderer that writes them: the renderer loads with the
 // dialect, and must not pull this module and its imports in at start-up.
 import { COMMENT_MARK, TABLE_COMMENT_MARK } from './renderer.js';
@@ -18,6 +19,8 @@ import { COMMENT_MARK, TABLE_COMMENT_MARK } from './renderer.js';
  * predicates, index expressions, generated columns and mtool's comment markers.
  *
  * Unnamed constraints get the names `compileModels` would give them (`uq_`/`ck_`/`fk_{table}_{columns}`).
+ * `options.tables` narrows every query to those tables and the ones whose column-less foreign keys
+ * name them.
  */
 export async function introspectSqlite(conn: Connection, options: IntrospectOptions = {}): Promise<SchemaIR> {
   const run = async (what: string, sql: string): Promise<Row[]> => {
@@ -27,7 +30,19 @@ export async function introspectSqlite(conn: Connection, options: IntrospectOpti
       throw new MtoolError(e instanceof MtoolError ? e.code : 'MTOOL_DATABASE', `sqlite (${conn.databaseName}): reading ${what}: ${(e as Error).message}`, { cause: e, database: conn.databaseName });
     }
   };
-  const tablesOnly = `m.type = 'table' AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\'`;
+  const allTables = `m.type = 'table' AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\'`;
+  const ir: SchemaIR = { tables: {}, enums: {}, indexes: {}, constraints: {} };
+  let tablesOnly = allTables;
+  if (options.tables) {
+    const asked = options.tables.map((t) => q.literal(t)).join(', ');
+    // A foreign key without columns refers to the primary key of its table, read from that table:
+    // its IR changes with that table, so those tables are read too.
+    const dependents = asked === '' ? [] : await run('dependent tables', `SELECT DISTINCT m.name AS name FROM sqlite_schema m JOIN pragma_foreign_key_list(m.name) f
+        WHERE ${allTables} AND f."to" IS NULL AND f."table" COLLATE NOCASE IN (${asked})`);
+    const names = [...new Set([...options.tables, ...dependents.map((d) => d.name as string)])];
+    if (names.length === 0) return ir;
+    tablesOnly = `${allTables} AND m.name IN (${names.map((t) => q.literal(t)).join(', ')})`;
+  }
   const tables = await run('tables', `SELECT m.name AS name, m.sql AS sql FROM sqlite_schema m WHERE ${tablesOnly} ORDER BY m.name`);
   const columns = await run('columns', `SELECT m.name AS tbl, p.* FROM sqlite_schema m JOIN pragma_table_xinfo(m.name) p WHERE ${tablesOnly} ORDER BY m.name, p.cid`);
   const indexList = await run('indexes', `SELECT m.name AS tbl, p.name AS name, p."unique" AS is_unique, p.origin AS origin, s.sql AS sql
@@ -37,8 +52,17 @@ export async function introspectSqlite(conn: Connection, options: IntrospectOpti
       FROM sqlite_schema m JOIN pragma_index_list(m.name) p JOIN pragma_index_xinfo(p.name) x
       WHERE ${tablesOnly} ORDER BY m.name, p.name, x.seqno`);
   const foreignKeys = await run('foreign keys', `SELECT m.name AS tbl, f.* FROM sqlite_schema m JOIN pragma_foreign_key_list(m.name) f WHERE ${tablesOnly} ORDER BY m.name, f.id, f.seq`);
+  // Reading some tables: primary keys of the other tables their column-less foreign keys name.
+  const outsideKeys = new Map<string, string[]>();
+  if (options.tables) {
+    const refs = [...new Set(foreignKeys.filter((f) => f.to === null).map((f) => f.table as string))];
+    const rows = refs.length === 0 ? [] : await run('referenced primary keys', `SELECT m.name AS tbl, p.name AS col FROM sqlite_schema m JOIN pragma_table_xinfo(m.name) p
+        WHERE ${allTables} AND m.name IN (${refs.map((r) => q.literal(r)).join(', ')}) AND p.pk > 0 ORDER BY m.name, p.pk`);
+    for (const r of rows) {
+      if (!isExcluded(r.tbl as string, r.tbl as string, options)) (outsideKeys.get(r.tbl as string) ?? outsideKeys.set(r.tbl as string, []).get(r.tbl as string)!).push(r.col as string);
+    }
+  }
 
-  const ir: SchemaIR = { tables: {}, enums: {}, indexes: {}, constraints: {} };
   const parsed = new Map<string, ParsedTable>();
   for (const t of tables) {
     const name = t.name as string;
@@ -91,7 +115,7 @@ export async function introspectSqlite(conn: Connection, options: IntrospectOpti
     const tableName = first.tbl as string;
     const refTable = first.table as string;
     const cols = rows.map((r) => r.from as string);
-    const refCols = rows.some((r) => r.to === null) ? (ir.tables[refTable]?.primary_key ?? []) : rows.map((r) => r.to as string);
+    const refCols = rows.some((r) => r.to === null) ? (ir.tables[refTable]?.primary_key ?? outsideKeys.get(refTable) ?? []) : rows.map((r) => r.to as string);
     const text = parsed.get(tableName)!.foreignKeys.find((f) => sameList(f.columns, cols) && f.refTable.toLowerCase() === refTable.toLowerCase());
     const fk: ForeignKeyIR = {
       kind: 'foreign_key',

@@ -9,3 +9,5 @@ export {
 } from './snapshot-store.js';
 export type { SnapshotEntry, SnapshotFile, SnapshotLogOptions, WriteSnapshotInput } from './snapshot-store.js';
 export { normalizeV1Schema } from './snapshot-v1.js';
+export { SnapshotWriter } from './snapshot-writer.js';
+export type { BatchSnapshotInput } from './snapshot-writer.js';

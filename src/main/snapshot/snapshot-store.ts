@@ -66,7 +66,7 @@ const ID_RE = /^(.+?)__(\d+)_(.+)$/;
  * Parse a migration id (`app__0003_add_users`; the `V__0003_add_users` file form is accepted and
  * takes the database's name).
  */
-function parseMigrationId(migrationId: string, databaseName: string): { versionText: string; description: string } {
+export function parseMigrationId(migrationId: string, databaseName: string): { versionText: string; description: string } {
   const id = migrationId.startsWith('V__') ? `${databaseName}${migrationId.slice(1)}` : migrationId;
   const m = ID_RE.exec(id);
   if (!m || m[1] !== databaseName) {
@@ -236,7 +236,8 @@ export async function findLatestSnapshot(root: string, databaseName: string, opt
   return undefined;
 }
 
-function checkSchemaShape(schema: unknown, where: string): void {
+/** @throws MtoolError `MTOOL_SNAPSHOT` when one of the four IR maps is missing or not an object. */
+export function checkSchemaShape(schema: unknown, where: string): void {
   const s = schema as Record<string, unknown> | null;
   for (const field of ['tables', 'enums', 'indexes', 'constraints']) {
     const v = s?.[field];

@@ -1,0 +1,140 @@
+#!/usr/bin/env node
+// What a schema snapshot per applied migration costs: `mtool migrate` of N small migrations
+// (`CREATE TABLE t_i (id integer primary key, name text)`) as it runs by default (one snapshot
+// after each migration) against `mtool migrate --defer-snapshots` (one snapshot at the end), on
+// PostgreSQL and SQLite. Prints both wall times and their ratio per engine.
+//
+//   npx tsc -p tsconfig.json && node bench/snapshot-batch.mjs [--n 300] [--engines postgresql,sqlite] [--reps 1] [--json]
+//
+// Each apply gets a fresh database (a new PostgreSQL database, a new SQLite file) and an empty
+// `.mtool` folder; afterwards the bench checks that N t_* tables exist and that the snapshots
+// written are N (default) or 1 (deferred), so neither run can pass by doing less. Times are the
+// whole `node dist/main/bin.js migrate` process, start-up included. The median of --reps runs.
+// PostgreSQL comes from MTOOL_TEST_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres).
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const repoRoot = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const bin = join(repoRoot, 'dist', 'main', 'bin.js');
+const workDir = join(repoRoot, 'bench', '.work', 'snapshot-batch');
+
+const { values: opts } = parseArgs({
+  options: {
+    n: { type: 'string', default: '300' },
+    engines: { type: 'string', default: 'postgresql,sqlite' },
+    reps: { type: 'string', default: '1' },
+    json: { type: 'boolean', default: false },
+  },
+});
+const n = Number(opts.n);
+const reps = Number(opts.reps);
+if (!Number.isInteger(n) || n < 1) throw new Error(`--n must be a positive integer, got ${opts.n}`);
+if (!Number.isInteger(reps) || reps < 1) throw new Error(`--reps must be a positive integer, got ${opts.reps}`);
+if (!existsSync(bin)) throw new Error(`${bin} is missing: build first (npx tsc -p tsconfig.json)`);
+const pgServer = process.env.MTOOL_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** A fresh database per apply, and how to count its t_* tables. */
+const engines = {
+  postgresql: {
+    async fresh() {
+      const name = `mtool_bench_${randomBytes(5).toString('hex')}`;
+      await pgAdmin(pgServer, `CREATE DATABASE ${name}`);
+      const url = new URL(pgServer);
+      url.pathname = `/${name}`;
+      return {
+        url: url.href,
+        count: async () => Number((await pgAdmin(url.href, `SELECT count(*) AS n FROM pg_tables WHERE tablename LIKE 't\\_%'`))[0].n),
+        drop: () => pgAdmin(pgServer, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+      };
+    },
+  },
+  sqlite: {
+    async fresh(dir) {
+      const file = join(dir, `bench-${randomBytes(5).toString('hex')}.db`);
+      return {
+        url: `sqlite:///${file}`,
+        count: async () => {
+          const { default: Database } = await import('better-sqlite3');
+          const db = new Database(file, { readonly: true });
+          try {
+            return db.prepare(`SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table' AND name LIKE 't\\_%' ESCAPE '\\'`).get().n;
+          } finally {
+            db.close();
+          }
+        },
+        drop: async () => rmSync(file, { force: true }),
+      };
+    },
+  },
+};
+
+async function pgAdmin(url, sql) {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+function writeProject(dir, engine, url) {
+  rmSync(dir, { recursive: true, force: true });
+  const migrations = join(dir, 'migrations', 'bench');
+  mkdirSync(migrations, { recursive: true });
+  for (let i = 1; i <= n; i++) {
+    const version = String(i).padStart(4, '0');
+    writeFileSync(join(migrations, `bench__${version}_t_${i}.sql`), `-- upgrade\nCREATE TABLE t_${i} (id integer primary key, name text);\n\n-- rollback\nDROP TABLE t_${i};\n`);
+  }
+  writeFileSync(
+    join(dir, 'mtool.config.ts'),
+    `import { databaseConfig } from 'mtool';\n\ndatabaseConfig({ databaseName: 'bench', default: true, databaseType: '${engine}', databaseUrl: '${url}' });\n`,
+  );
+}
+
+async function applyOnce(engineName, deferred) {
+  const dir = join(workDir, engineName, deferred ? 'defer' : 'each');
+  mkdirSync(dir, { recursive: true });
+  const db = await engines[engineName].fresh(workDir);
+  try {
+    writeProject(dir, engineName, db.url);
+    const args = [bin, 'migrate', ...(deferred ? ['--defer-snapshots'] : [])];
+    const started = performance.now();
+    const run = spawnSync(process.execPath, args, { cwd: dir, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    const ms = performance.now() - started;
+    if (run.status !== 0) throw new Error(`mtool migrate${deferred ? ' --defer-snapshots' : ''} on ${engineName} exited ${run.status}:\n${run.stderr.slice(-2000)}`);
+    const tables = await db.count();
+    const snapshots = readdirSync(join(dir, '.mtool', 'schemas')).filter((f) => f.endsWith('.schema.json')).length;
+    const wanted = deferred ? 1 : n;
+    if (tables !== n || snapshots !== wanted) throw new Error(`${engineName}${deferred ? ' deferred' : ''}: ${tables} t_* tables (want ${n}), ${snapshots} snapshots (want ${wanted})`);
+    return ms;
+  } finally {
+    await db.drop();
+  }
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const results = [];
+for (const engineName of opts.engines.split(',')) {
+  if (!engines[engineName]) throw new Error(`unknown engine ${engineName} (postgresql, sqlite)`);
+  const each = [];
+  const defer = [];
+  // Turns within each repetition, so a load spike on the machine spreads over both modes.
+  for (let r = 0; r < reps; r++) {
+    each.push(await applyOnce(engineName, false));
+    defer.push(await applyOnce(engineName, true));
+  }
+  const row = { engine: engineName, n, eachMs: median(each), deferMs: median(defer) };
+  row.ratio = row.eachMs / row.deferMs;
+  results.push(row);
+  if (!opts.json) console.log(`${engineName.padEnd(10)} n=${n}  migrate ${(row.eachMs / 1000).toFixed(2)} s  --defer-snapshots ${(row.deferMs / 1000).toFixed(2)} s  ratio ${row.ratio.toFixed(2)}x`);
+}
+if (opts.json) console.log(JSON.stringify({ results, cpus: cpus().length, loadavg: loadavg() }, null, 2));
+else console.log(`(${cpus().length} cpus, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}, median of ${reps})`);

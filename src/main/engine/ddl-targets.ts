@@ -1,0 +1,638 @@
+import type { Dialect, SplitDialect } from '../../dialects/types.js';
+import { SPLIT_PRESETS, type SplitPreset } from '../../parser/presets.js';
+import type { SchemaIR } from '../../schema/ir.js';
+
+/**
+ * Which schema objects a migration's statements change, so the snapshot after it re-reads only
+ * those (see snapshot-hook.ts). A small recogniser of the common DDL forms, not a parser:
+ * anything it does not know for certain, it answers "full" (introspect everything), because a
+ * wrong "partial" answer writes a snapshot that differs from the database.
+ */
+
+/** Lexical and grammatical differences that matter to the recogniser. */
+export interface DdlSyntax {
+  readonly dialect: SplitDialect;
+  /** Quotes, comments and escapes: the splitter's preset of the dialect. */
+  readonly lexer: SplitPreset;
+  /** Unquoted identifiers are folded to lower case (PostgreSQL); else kept as written. */
+  readonly foldLower: boolean;
+  /** Tables live in schemas and the IR keys them `schema.table` outside the default one (PostgreSQL). */
+  readonly schemas: boolean;
+  /** Named enum types exist (`CREATE TYPE ... AS ENUM`, PostgreSQL). */
+  readonly namedEnums: boolean;
+  /**
+   * Functions and triggers can run DDL (PostgreSQL): a data statement calling a function mtool does
+   * not know, or touching a database with triggers or rules, may change the schema.
+   */
+  readonly codeRunsDdl: boolean;
+  /**
+   * A query returning one row `{ event_triggers, dml_code }` (booleans): enabled event triggers
+   * (any DDL may run more DDL: every migration is read in full) and triggers or rules (data
+   * statements may run DDL). Only where {@link codeRunsDdl}.
+   */
+  readonly codeCheck?: string;
+}
+
+/** What one statement does to the schema IR. */
+export type StatementEffect =
+  /** Data only (INSERT / UPDATE / DELETE / SELECT): the schema is unchanged. */
+  | { kind: 'data' }
+  /** These tables (name parts as written, last part the table) and nothing else. */
+  | { kind: 'tables'; tables: NameRef[] }
+  /** These indexes, by name (their tables are found in the previous IR). */
+  | { kind: 'indexes'; indexes: NameRef[] }
+  /** Named enum types only. */
+  | { kind: 'enums' }
+  | { kind: 'full'; reason: string };
+
+/** A possibly qualified name: identifier parts, folded as the dialect folds them. */
+export interface NameRef {
+  parts: string[];
+  /** The statement creates it (so it need not exist before). */
+  created?: boolean;
+}
+
+/** What one migration does to the schema IR, resolved against the IR before it. */
+export type MigrationEffect =
+  | { kind: 'none' }
+  /** Re-read these table keys (and, with `enums`, the enum types); keep everything else. */
+  | { kind: 'partial'; tables: string[]; enums: boolean }
+  | { kind: 'full'; reason: string };
+
+/** What the database itself may do on its own (see {@link DdlSyntax.codeCheck}). */
+export interface DatabaseCode {
+  /** Event triggers: any DDL statement may run more DDL. */
+  eventTriggers: boolean;
+  /** Triggers or rules: a data statement may run DDL. */
+  dmlCode: boolean;
+}
+
+const PG_CODE_CHECK = `SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_event_trigger WHERE evtenabled <> 'D') AS event_triggers,
+  (EXISTS (SELECT 1 FROM pg_catalog.pg_trigger WHERE NOT tgisinternal) OR EXISTS (SELECT 1 FROM pg_catalog.pg_rewrite r JOIN pg_catalog.pg_class c ON c.oid = r.ev_class WHERE c.relkind IN ('r', 'p') AND r.rulename <> '_RETURN')) AS dml_code`;
+
+/** The recogniser's rules for a dialect, from its splitter preset and capabilities. */
+export function ddlSyntax(dialect: Pick<Dialect, 'splitDialect' | 'capabilities'>): DdlSyntax {
+  const pg = dialect.splitDialect === 'postgresql';
+  return {
+    dialect: dialect.splitDialect,
+    lexer: SPLIT_PRESETS[dialect.splitDialect],
+    foldLower: pg,
+    schemas: dialect.capabilities.schemas,
+    namedEnums: dialect.capabilities.namedEnums,
+    codeRunsDdl: pg,
+    ...(pg ? { codeCheck: PG_CODE_CHECK } : {}),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tokens
+
+type TokenKind = 'word' | 'ident' | 'string' | 'number' | 'punct';
+interface Token {
+  kind: TokenKind;
+  /** Words: as written; quoted identifiers: the name without quotes; punctuation: the character(s). */
+  text: string;
+  /** Parenthesis depth before the token. */
+  depth: number;
+}
+
+const WORD_START = /[A-Za-z_\u0080-\uffff]/;
+const WORD_CHAR = /[A-Za-z0-9_$\u0080-\uffff]/;
+
+/**
+ * Split statement text into tokens by the dialect's lexical rules. `undefined` when the text holds
+ * something the recogniser will not reason about (an unterminated quote, a MySQL executable
+ * comment, which runs as code).
+ */
+export function tokenize(text: string, lexer: SplitPreset): Token[] | undefined {
+  const tokens: Token[] = [];
+  let depth = 0;
+  let i = 0;
+  const n = text.length;
+  const closeQuote = (start: number, quote: string, backslash: boolean): number => {
+    for (let j = start; j < n; j++) {
+      const c = text[j];
+      if (backslash && c === '\\') {
+        j++;
+        continue;
+      }
+      if (c === quote) {
+        if (text[j + 1] === quote) {
+          j++;
+          continue;
+        }
+        return j;
+      }
+    }
+    return -1;
+  };
+  const unquote = (body: string, quote: string) => body.split(quote + quote).join(quote);
+  while (i < n) {
+    const ch = text[i]!;
+    const next = text[i + 1];
+    if (ch === ' ' || ch === '\t' || ch === '\n' || ch === '\r' || ch === '\f' || ch === '\v') {
+      i++;
+      continue;
+    }
+    if (ch === '-' && next === '-' && (lexer.dashComment === 'always' || i + 2 >= n || /[\s\x00-\x1f]/.test(text[i + 2]!))) {
+      const end = text.indexOf('\n', i);
+      i = end < 0 ? n : end + 1;
+      continue;
+    }
+    if (ch === '#' && (lexer.hashComment === 'always' || (lexer.hashComment === 'space-or-bang' && (next === ' ' || next === '!')))) {
+      const end = text.indexOf('\n', i);
+      i = end < 0 ? n : end + 1;
+      continue;
+    }
+    if (ch === '/' && next === '*') {
+      if (lexer.executableComments && (text[i + 2] === '!' || (text[i + 2] === 'M' && text[i + 3] === '!'))) return undefined;
+      let level = 1;
+      let j = i + 2;
+      while (j < n && level > 0) {
+        if (text[j] === '*' && text[j + 1] === '/') {
+          level--;
+          j += 2;
+        } else if (lexer.nestedBlockComments && text[j] === '/' && text[j + 1] === '*') {
+          level++;
+          j += 2;
+        } else j++;
+      }
+      if (level > 0) return undefined;
+      i = j;
+      continue;
+    }
+    if (ch === "'" || (ch === '"' && lexer.doubleQuote === 'string')) {
+      const end = closeQuote(i + 1, ch, ch === "'" ? lexer.backslashInSingle : lexer.backslashInDouble);
+      if (end < 0) return undefined;
+      tokens.push({ kind: 'string', text: text.slice(i + 1, end), depth });
+      i = end + 1;
+      continue;
+    }
+    if (lexer.eStrings && (ch === 'E' || ch === 'e') && next === "'" && !(i > 0 && WORD_CHAR.test(text[i - 1]!))) {
+      const end = closeQuote(i + 2, "'", true);
+      if (end < 0) return undefined;
+      tokens.push({ kind: 'string', text: text.slice(i + 2, end), depth });
+      i = end + 1;
+      continue;
+    }
+    if (ch === '"' || (ch === '`' && lexer.backticks) || (ch === '[' && lexer.brackets)) {
+      const quote = ch === '[' ? ']' : ch;
+      const backslash = ch === '"' ? lexer.backslashInDouble : ch === '`' ? lexer.backslashInBacktick : false;
+      const end = ch === '[' ? text.indexOf(']', i + 1) : closeQuote(i + 1, quote, backslash);
+      if (end < 0) return undefined;
+      const body = text.slice(i + 1, end);
+      // Backslash escapes in names are rare and ambiguous: let the caller fall back to full.
+      if (backslash && body.includes('\\')) return undefined;
+      tokens.push({ kind: 'ident', text: ch === '[' ? body : unquote(body, quote), depth });
+      i = end + 1;
+      continue;
+    }
+    if (ch === '$' && lexer.dollarQuotes) {
+      const tag = /^\$(?:[A-Za-z_\u0080-\uffff][A-Za-z0-9_\u0080-\uffff]*)?\$/.exec(text.slice(i, i + 80));
+      if (tag) {
+        const end = text.indexOf(tag[0], i + tag[0].length);
+        if (end < 0) return undefined;
+        tokens.push({ kind: 'string', text: text.slice(i + tag[0].length, end), depth });
+        i = end + tag[0].length;
+        continue;
+      }
+    }
+    if (WORD_START.test(ch)) {
+      let j = i + 1;
+      while (j < n && WORD_CHAR.test(text[j]!)) j++;
+      tokens.push({ kind: 'word', text: text.slice(i, j), depth });
+      i = j;
+      continue;
+    }
+    if (/[0-9]/.test(ch)) {
+      let j = i + 1;
+      while (j < n && /[0-9A-Za-z_.]/.test(text[j]!)) j++;
+      tokens.push({ kind: 'number', text: text.slice(i, j), depth });
+      i = j;
+      continue;
+    }
+    if (ch === '(') {
+      tokens.push({ kind: 'punct', text: ch, depth });
+      depth++;
+      i++;
+      continue;
+    }
+    if (ch === ')') {
+      depth--;
+      if (depth < 0) return undefined;
+      tokens.push({ kind: 'punct', text: ch, depth });
+      i++;
+      continue;
+    }
+    tokens.push({ kind: 'punct', text: ch, depth });
+    i++;
+  }
+  return depth === 0 ? tokens : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One statement
+
+/** A cursor over a statement's tokens. */
+class Cursor {
+  i = 0;
+  constructor(
+    readonly tokens: Token[],
+    readonly syntax: DdlSyntax,
+  ) {}
+
+  get done(): boolean {
+    return this.i >= this.tokens.length;
+  }
+
+  /** The next token is this keyword (case-insensitive, unquoted). */
+  is(word: string, at = this.i): boolean {
+    const t = this.tokens[at];
+    return t !== undefined && t.kind === 'word' && t.text.toUpperCase() === word;
+  }
+
+  /** Consume these keywords in order when they all come next. */
+  take(...words: string[]): boolean {
+    if (!words.every((w, k) => this.is(w, this.i + k))) return false;
+    this.i += words.length;
+    return true;
+  }
+
+  isPunct(p: string, at = this.i): boolean {
+    const t = this.tokens[at];
+    return t !== undefined && t.kind === 'punct' && t.text === p;
+  }
+
+  /** One identifier part: a word (folded as the dialect folds) or a quoted identifier. */
+  part(): string | undefined {
+    const t = this.tokens[this.i];
+    if (!t || (t.kind !== 'word' && t.kind !== 'ident')) return undefined;
+    this.i++;
+    return t.kind === 'word' && this.syntax.foldLower ? asciiLower(t.text) : t.text;
+  }
+
+  /** A possibly qualified name `a.b.c`. */
+  name(): string[] | undefined {
+    const first = this.part();
+    if (first === undefined) return undefined;
+    const parts = [first];
+    while (this.isPunct('.')) {
+      this.i++;
+      const p = this.part();
+      if (p === undefined) return undefined;
+      parts.push(p);
+    }
+    return parts;
+  }
+
+  /** A comma-separated list of names. */
+  names(): string[][] | undefined {
+    const list: string[][] = [];
+    do {
+      const n = this.name();
+      if (!n) return undefined;
+      list.push(n);
+    } while (this.isPunct(',') && ++this.i);
+    return list;
+  }
+
+  /** Any remaining word (outside strings) equals one of these keywords. */
+  restHas(words: readonly string[]): string | undefined {
+    for (let k = this.i; k < this.tokens.length; k++) {
+      const t = this.tokens[k]!;
+      if (t.kind !== 'word') continue;
+      const up = t.text.toUpperCase();
+      if (words.includes(up)) return up;
+    }
+    return undefined;
+  }
+}
+
+/** ASCII-only lower case: what PostgreSQL does to unquoted names in UTF-8 databases. */
+export function asciiLower(text: string): string {
+  return text.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+}
+
+const full = (reason: string): StatementEffect => ({ kind: 'full', reason });
+
+/** Words that, anywhere in an ALTER TABLE, change objects beyond the table or its key. */
+const ALTER_TABLE_UNSAFE = ['RENAME', 'CHANGE', 'CASCADE', 'ATTACH', 'DETACH', 'INHERIT', 'SCHEMA', 'PARTITION', 'CLUSTER', 'EXCHANGE', 'DISCARD', 'IMPORT'];
+
+/**
+ * Classify one statement. Recognised: CREATE TABLE [IF NOT EXISTS] t, ALTER TABLE t ... (not
+ * renames, CASCADE, partitions, schema moves), DROP TABLE [IF EXISTS] a, b (not CASCADE),
+ * CREATE [UNIQUE] INDEX [CONCURRENTLY] [IF NOT EXISTS] [name] ON [ONLY] t, DROP INDEX name
+ * (MySQL: ON t), COMMENT ON TABLE/COLUMN (PostgreSQL), CREATE TYPE ... AS ENUM, ALTER TYPE ...
+ * ADD VALUE, DROP TYPE (PostgreSQL), and INSERT/UPDATE/DELETE/SELECT/WITH/REPLACE as data.
+ * Everything else is `full`.
+ * @example classifyStatement('ALTER TABLE "Users" ADD COLUMN x int', ddlSyntax(dialect)) // { kind: 'tables', tables: [{ parts: ['Users'] }] }
+ */
+export function classifyStatement(text: string, syntax: DdlSyntax): StatementEffect {
+  const tokens = tokenize(text, syntax.lexer);
+  if (!tokens) return full('the statement holds text the recogniser does not read (executable comment or unbalanced quotes)');
+  if (tokens.length === 0) return { kind: 'data' };
+  const c = new Cursor(tokens, syntax);
+  const head = tokens[0]!.kind === 'word' ? tokens[0]!.text.toUpperCase() : '';
+  switch (head) {
+    case 'INSERT':
+    case 'UPDATE':
+    case 'DELETE':
+    case 'REPLACE':
+    case 'SELECT':
+    case 'WITH':
+      return dataStatement(c, head);
+    case 'CREATE':
+      c.i++;
+      if (c.take('TABLE')) return createTable(c);
+      if (c.is('INDEX') || c.is('UNIQUE') || (syntax.dialect === 'mysql' && (c.is('FULLTEXT') || c.is('SPATIAL')))) return createIndex(c);
+      if (syntax.namedEnums && c.take('TYPE')) return createType(c);
+      return full(`CREATE ${c.tokens[c.i]?.text ?? ''} is not recognised`);
+    case 'ALTER':
+      c.i++;
+      if (c.take('TABLE')) return alterTable(c);
+      if (syntax.namedEnums && c.take('TYPE')) return alterType(c);
+      return full(`ALTER ${c.tokens[c.i]?.text ?? ''} is not recognised`);
+    case 'DROP':
+      c.i++;
+      if (c.take('TABLE')) return dropTable(c);
+      if (c.take('INDEX')) return dropIndex(c);
+      if (syntax.namedEnums && c.take('TYPE')) return dropType(c);
+      return full(`DROP ${c.tokens[c.i]?.text ?? ''} is not recognised`);
+    case 'COMMENT':
+      c.i++;
+      if (syntax.dialect === 'postgresql' && c.take('ON')) return commentOn(c);
+      return full('COMMENT is not recognised');
+    default:
+      return full(`${tokens[0]!.text} statements are not recognised`);
+  }
+}
+
+function tables(...refs: NameRef[]): StatementEffect {
+  for (const r of refs) {
+    // ClickHouse keeps a materialized view's storage in `.inner.<view>`: the view changes with it.
+    if (r.parts.some((p) => p.startsWith('.inner'))) return full(`'${r.parts.join('.')}' belongs to a materialized view`);
+  }
+  return { kind: 'tables', tables: refs };
+}
+
+/** `CREATE TABLE [IF NOT EXISTS] name ...` (CREATE TEMP/UNLOGGED/OR REPLACE ... are not recognised). */
+function createTable(c: Cursor): StatementEffect {
+  c.take('IF', 'NOT', 'EXISTS');
+  const name = c.name();
+  if (!name) return full('CREATE TABLE without a name it can read');
+  if (c.syntax.dialect === 'postgresql') {
+    // Partitions and inheritance children tie the new table to another one.
+    const tied = c.restHas(['PARTITION', 'INHERITS', 'EXECUTE']);
+    if (tied && (tied !== 'PARTITION' || c.tokens.some((t, k) => t.kind === 'word' && t.text.toUpperCase() === 'PARTITION' && c.is('OF', k + 1)))) {
+      return full(`CREATE TABLE ... ${tied} is not recognised`);
+    }
+    // CREATE TABLE ... AS SELECT runs the query: the same function check as data statements.
+    const as = c.tokens.findIndex((t, k) => k >= c.i && t.depth === 0 && t.kind === 'word' && t.text.toUpperCase() === 'AS');
+    if (as >= 0) {
+      const query = dataStatement(new Cursor(c.tokens.slice(as + 1), c.syntax), 'SELECT');
+      if (query.kind === 'full') return query;
+    }
+  }
+  return tables({ parts: name, created: true });
+}
+
+/** `ALTER TABLE [IF EXISTS] [ONLY] name [*] action, ...`. */
+function alterTable(c: Cursor): StatementEffect {
+  c.take('IF', 'EXISTS');
+  c.take('ONLY');
+  if (c.is('ALL')) return full('ALTER TABLE ALL IN TABLESPACE is not recognised');
+  const name = c.name();
+  if (!name) return full('ALTER TABLE without a name it can read');
+  for (let k = c.i; k < c.tokens.length; k++) {
+    const t = c.tokens[k]!;
+    if (t.kind !== 'word') continue;
+    const word = t.text.toUpperCase();
+    if (!ALTER_TABLE_UNSAFE.includes(word)) continue;
+    // ON DELETE CASCADE / ON UPDATE CASCADE is a foreign key's action, not a cascading change.
+    if (word === 'CASCADE' && (c.is('DELETE', k - 1) || c.is('UPDATE', k - 1))) continue;
+    return full(`ALTER TABLE ... ${word} may change other objects or the table's key`);
+  }
+  return tables({ parts: name });
+}
+
+/** `DROP TABLE [IF EXISTS] a [, b] [RESTRICT]` (not CASCADE, not TEMPORARY). */
+function dropTable(c: Cursor): StatementEffect {
+  c.take('IF', 'EXISTS');
+  const list = c.names();
+  if (!list) return full('DROP TABLE without names it can read');
+  c.take('RESTRICT');
+  if (!c.done) return full(`DROP TABLE ... ${c.tokens[c.i]!.text} is not recognised`);
+  return tables(...list.map((parts) => ({ parts })));
+}
+
+/** `CREATE [UNIQUE] INDEX [CONCURRENTLY] [IF NOT EXISTS] [name] [USING m] ON [ONLY] table ...`. */
+function createIndex(c: Cursor): StatementEffect {
+  c.take('UNIQUE') || c.take('FULLTEXT') || c.take('SPATIAL');
+  if (!c.take('INDEX')) return full('CREATE ... INDEX form is not recognised');
+  c.take('CONCURRENTLY');
+  c.take('IF', 'NOT', 'EXISTS');
+  if (!c.is('ON')) {
+    if (!c.name()) return full('CREATE INDEX without a name it can read');
+    if (c.take('USING') && !c.part()) return full('CREATE INDEX ... USING without a method');
+  }
+  if (!c.take('ON')) return full('CREATE INDEX without ON table');
+  c.take('ONLY');
+  const table = c.name();
+  if (!table) return full('CREATE INDEX ON without a table name it can read');
+  return tables({ parts: table });
+}
+
+/** PostgreSQL/SQLite `DROP INDEX [CONCURRENTLY] [IF EXISTS] a [, b] [RESTRICT]`; MySQL `DROP INDEX a ON t [...]`. */
+function dropIndex(c: Cursor): StatementEffect {
+  c.take('CONCURRENTLY');
+  c.take('IF', 'EXISTS');
+  const list = c.names();
+  if (!list) return full('DROP INDEX without names it can read');
+  if (c.take('ON')) {
+    const table = c.name();
+    if (!table || list.length !== 1) return full('DROP INDEX ... ON form is not recognised');
+    return tables({ parts: table });
+  }
+  c.take('RESTRICT');
+  if (!c.done) return full(`DROP INDEX ... ${c.tokens[c.i]!.text} is not recognised`);
+  return { kind: 'indexes', indexes: list.map((parts) => ({ parts })) };
+}
+
+/** PostgreSQL `COMMENT ON TABLE t IS ...` / `COMMENT ON COLUMN t.c IS ...`. */
+function commentOn(c: Cursor): StatementEffect {
+  const column = c.take('COLUMN');
+  if (!column && !c.take('TABLE')) return full('COMMENT ON objects other than tables and columns is not recognised');
+  const name = c.name();
+  if (!name || !c.take('IS')) return full('COMMENT ON without a name it can read');
+  const parts = column ? name.slice(0, -1) : name;
+  if (parts.length === 0) return full('COMMENT ON COLUMN without its table');
+  return tables({ parts });
+}
+
+/** PostgreSQL `CREATE TYPE name AS ENUM (...)`. */
+function createType(c: Cursor): StatementEffect {
+  if (!c.name() || !c.take('AS', 'ENUM')) return full('CREATE TYPE other than AS ENUM is not recognised');
+  return { kind: 'enums' };
+}
+
+/**
+ * PostgreSQL `ALTER TYPE name ADD VALUE ...`. RENAME VALUE is not recognised: column defaults
+ * of the type read back with the new label, so tables change too.
+ */
+function alterType(c: Cursor): StatementEffect {
+  if (!c.name() || !c.take('ADD', 'VALUE')) return full('ALTER TYPE other than ADD VALUE is not recognised');
+  return { kind: 'enums' };
+}
+
+/** PostgreSQL `DROP TYPE [IF EXISTS] a [, b] [RESTRICT]` (a type still in use cannot go without CASCADE). */
+function dropType(c: Cursor): StatementEffect {
+  c.take('IF', 'EXISTS');
+  if (!c.names()) return full('DROP TYPE without names it can read');
+  c.take('RESTRICT');
+  if (!c.done) return full(`DROP TYPE ... ${c.tokens[c.i]!.text} is not recognised`);
+  return { kind: 'enums' };
+}
+
+/** Words that may stand before `(` without being a function call. */
+const NOT_CALLS = new Set(
+  'VALUES IN EXISTS ANY ALL SOME AS USING ON OVER FILTER GROUP CONFLICT AND OR NOT WHERE SELECT FROM JOIN BY SET WHEN THEN ELSE RETURNING LATERAL IS BETWEEN LIKE ILIKE ROW ARRAY CASE DISTINCT UNION INTERSECT EXCEPT LIMIT OFFSET HAVING WINDOW PARTITION DEFAULT NULL RECURSIVE DO UPDATE ONLY FETCH FOR OF WITHIN MATERIALIZED INTO TABLE'.split(' '),
+);
+
+/**
+ * PostgreSQL functions a data statement may call without running DDL: built-in, side-effect free
+ * (or touching sequences only). A call to anything else is read in full.
+ */
+const SAFE_CALLS = new Set(
+  `now current_timestamp current_date localtimestamp clock_timestamp statement_timestamp transaction_timestamp timeofday
+  gen_random_uuid uuid_generate_v4 md5 sha256 encode decode lower upper initcap length char_length octet_length concat concat_ws format replace
+  split_part left right lpad rpad trim btrim ltrim rtrim substr substring position strpos regexp_replace regexp_match translate repeat reverse
+  to_char to_date to_timestamp to_number date_trunc date_part extract age make_date make_time make_timestamp make_timestamptz make_interval
+  abs round trunc ceil ceiling floor mod power sqrt exp ln log sign random greatest least coalesce nullif cast
+  count sum min max avg array_agg string_agg bool_and bool_or every json_agg jsonb_agg json_object_agg jsonb_object_agg
+  json_build_object jsonb_build_object json_build_array jsonb_build_array to_json to_jsonb jsonb_set jsonb_insert jsonb_strip_nulls row_to_json
+  array_length array_append array_prepend array_cat array_remove array_position cardinality unnest generate_series
+  row_number rank dense_rank percent_rank cume_dist ntile lag lead first_value last_value nth_value
+  nextval currval setval lastval
+  varchar char character numeric decimal timestamp timestamptz time timetz interval bit varbit float4 float8 int2 int4 int8 text`.split(/\s+/),
+);
+
+/** INSERT / UPDATE / DELETE / SELECT / WITH: data only, unless it creates a table or may run code. */
+function dataStatement(c: Cursor, head: string): StatementEffect {
+  const t = c.tokens;
+  if (head === 'SELECT' || head === 'WITH') {
+    // SELECT ... INTO new_table creates a table (PostgreSQL); WITH ... INSERT INTO is fine.
+    const into = t.findIndex((x, k) => x.depth === 0 && x.kind === 'word' && x.text.toUpperCase() === 'INTO' && !c.is('INSERT', k - 1));
+    if (into >= 0) return full(`${head} ... INTO is not recognised`);
+  }
+  if (!c.syntax.codeRunsDdl) return { kind: 'data' };
+  for (let k = 1; k < t.length; k++) {
+    if (!c.isPunct('(', k)) continue;
+    const before = t[k - 1]!;
+    if (before.kind !== 'word' && before.kind !== 'ident') continue;
+    if (before.kind === 'word' && NOT_CALLS.has(before.text.toUpperCase())) continue;
+    // The name before `(` may be qualified: `INSERT INTO app.t (a, b)` lists columns, it calls nothing.
+    let start = k - 1;
+    while (start >= 2 && c.isPunct('.', start - 1) && (t[start - 2]!.kind === 'word' || t[start - 2]!.kind === 'ident')) start -= 2;
+    if (c.is('INTO', start - 1)) continue;
+    // A qualified call is safe only into pg_catalog: `app.now()` is whatever the project made it.
+    if (start < k - 1 && !(start === k - 3 && t[start]!.kind === 'word' && t[start]!.text.toLowerCase() === 'pg_catalog')) {
+      return full(`the statement calls ${t.slice(start, k).map((x) => x.text).join('')}(), which may run DDL`);
+    }
+    const fn = before.kind === 'word' ? before.text.toLowerCase() : before.text;
+    if (SAFE_CALLS.has(fn)) continue;
+    return full(`the statement calls ${fn}(), which may run DDL`);
+  }
+  return { kind: 'data' };
+}
+
+// ---------------------------------------------------------------------------------------------
+// One migration
+
+/**
+ * What a migration's statements do, resolved against the IR before it: `none` (data only),
+ * `partial` (the table keys to re-read, every key that may name a touched table, and whether enum
+ * types changed) or `full`.
+ *
+ * Resolution is conservative: on PostgreSQL an unqualified name of an existing table must be a
+ * table of the default schema in `previous` (else the search path may find it elsewhere); a
+ * qualified `s.t` asks for both `s.t` and `t` (`s` may be the default schema, whose tables the
+ * IR keys bare); elsewhere a qualifier is another database and only the last part counts (asking
+ * for more tables than changed is always right). A DROP INDEX whose index is not in `previous`,
+ * and any name of a view, materialized view or dictionary, make it `full`.
+ * @example migrationEffect(file.upgrade.map((s) => s.text), ddlSyntax(dialect), previousIr)
+ */
+export function migrationEffect(statements: readonly string[], syntax: DdlSyntax, previous: SchemaIR, code: DatabaseCode = { eventTriggers: false, dmlCode: false }): MigrationEffect {
+  if (code.eventTriggers) return { kind: 'full', reason: 'the database has event triggers, which may run DDL of their own' };
+  const keys = new Set<string>();
+  const created = new Set<string>();
+  let enums = false;
+  let changes = false;
+  for (const text of statements) {
+    const effect = classifyStatement(text, syntax);
+    switch (effect.kind) {
+      case 'full':
+        return { kind: 'full', reason: effect.reason };
+      case 'data':
+        if (code.dmlCode) return { kind: 'full', reason: 'the database has triggers or rules, which may run DDL on data statements' };
+        break;
+      case 'enums':
+        enums = true;
+        changes = true;
+        break;
+      case 'tables':
+        changes = true;
+        for (const ref of effect.tables) {
+          const resolved = tableKeys(ref, syntax, previous, created);
+          if (typeof resolved === 'string') return { kind: 'full', reason: resolved };
+          for (const key of resolved) keys.add(key);
+          if (ref.created && ref.parts.length === 1) created.add(ref.parts[0]!);
+        }
+        break;
+      case 'indexes':
+        changes = true;
+        for (const ref of effect.indexes) {
+          const owners = indexTables(ref, syntax, previous);
+          if (owners.length === 0) return { kind: 'full', reason: `DROP INDEX ${ref.parts.join('.')}: the index is not in the previous snapshot` };
+          for (const key of owners) keys.add(key);
+        }
+        break;
+    }
+  }
+  if (!changes) return { kind: 'none' };
+  return { kind: 'partial', tables: [...keys], enums };
+}
+
+/** The IR keys a table reference may have, or why it cannot be resolved. */
+function tableKeys(ref: NameRef, syntax: DdlSyntax, previous: SchemaIR, created: ReadonlySet<string>): string[] | string {
+  const parts = ref.parts;
+  const bare = parts[parts.length - 1]!;
+  let keys: string[];
+  if (!syntax.schemas || parts.length === 1) {
+    keys = [bare];
+    if (syntax.schemas && !ref.created && !(bare in previous.tables) && !created.has(bare)) {
+      return `'${bare}' is not a table of the default schema in the previous snapshot; the search path may find it elsewhere`;
+    }
+  } else {
+    keys = [`${parts[parts.length - 2]!}.${bare}`, bare];
+  }
+  for (const key of keys) {
+    const table = previous.tables[key];
+    if (table && table.object_type !== 'table') return `'${key}' is a ${table.object_type.replace('_', ' ')}`;
+  }
+  return keys;
+}
+
+/** Keys of the tables owning the index a DROP INDEX names (empty when the previous IR lacks it). */
+function indexTables(ref: NameRef, syntax: DdlSyntax, previous: SchemaIR): string[] {
+  const name = ref.parts[ref.parts.length - 1]!;
+  const schema = syntax.schemas && ref.parts.length > 1 ? ref.parts[ref.parts.length - 2] : undefined;
+  const owners = new Set<string>();
+  for (const index of Object.values(previous.indexes)) {
+    if (index.name !== name) continue;
+    const tableSchema = previous.tables[index.table]?.schema;
+    // Unqualified: only the default schema (keyed bare) is certain. Qualified: that schema, or the
+    // default schema when the qualifier names it.
+    if (!syntax.schemas || tableSchema === undefined || tableSchema === schema) owners.add(index.table);
+  }
+  return [...owners];
+}
