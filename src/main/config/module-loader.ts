@@ -19,13 +19,14 @@
  * tsconfig `paths` aliases are treated as packages (external).
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MtoolConfigError, isMtoolError } from '../../errors.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
+import { mtoolPackage } from '../../version.js';
 
 export type SandboxMode = 'isolated' | 'in-package';
 
@@ -46,11 +47,11 @@ let ownModulesCache: Map<string, string> | undefined;
  */
 export function ownModules(): Map<string, string> {
   if (ownModulesCache) return ownModulesCache;
-  const here = fileURLToPath(import.meta.url);
-  const base = dirname(dirname(dirname(here))); // <pkg>/src or <pkg>/dist
-  const pkgRoot = dirname(base);
-  const fromSource = here.endsWith('.ts');
-  const pkg = JSON.parse(readFileSync(join(pkgRoot, 'package.json'), 'utf8')) as { name: string; exports?: Record<string, unknown> };
+  // The package root is found by walking up, not by counting folders: this code runs from
+  // src/main/config (tests), dist/main/config (tsc) and dist/cli (the CLI bundle).
+  const { root: pkgRoot, manifest: pkg } = mtoolPackage();
+  const fromSource = fileURLToPath(import.meta.url).endsWith('.ts');
+  const base = join(pkgRoot, fromSource ? 'src' : 'dist');
   const map = new Map<string, string>();
   for (const [key, target] of Object.entries(pkg.exports ?? {})) {
     const file = typeof target === 'string' ? target : (target as { default?: unknown }).default;
