@@ -25,7 +25,7 @@ const TARGET_MS = 1000;
 const TABLES = 1000;
 const warmRuns = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 5);
 const json = process.argv.includes('--json');
-const bin = fileURLToPath(new URL('../dist/main/bin.js', import.meta.url));
+const bin = fileURLToPath(new URL('../dist/cli/bin.js', import.meta.url));
 if (!existsSync(bin)) {
   process.stderr.write(`bench/export-models: ${bin} not found; run npm run build first\n`);
   process.exit(2);

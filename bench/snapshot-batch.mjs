@@ -9,7 +9,7 @@
 // Each apply gets a fresh database (a new PostgreSQL database, a new SQLite file) and an empty
 // `.mtool` folder; afterwards the bench checks that N t_* tables exist and that the snapshots
 // written are N (default) or 1 (deferred), so neither run can pass by doing less. Times are the
-// whole `node dist/main/bin.js migrate` process, start-up included. The median of --reps runs.
+// whole `node dist/cli/bin.js migrate` process, start-up included. The median of --reps runs.
 // PostgreSQL comes from MTOOL_TEST_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres).
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const repoRoot = resolve(fileURLToPath(new URL('..', import.meta.url)));
-const bin = join(repoRoot, 'dist', 'main', 'bin.js');
+const bin = join(repoRoot, 'dist', 'cli', 'bin.js');
 const workDir = join(repoRoot, 'bench', '.work', 'snapshot-batch');
 
 const { values: opts } = parseArgs({
@@ -36,7 +36,7 @@ const n = Number(opts.n);
 const reps = Number(opts.reps);
 if (!Number.isInteger(n) || n < 1) throw new Error(`--n must be a positive integer, got ${opts.n}`);
 if (!Number.isInteger(reps) || reps < 1) throw new Error(`--reps must be a positive integer, got ${opts.reps}`);
-if (!existsSync(bin)) throw new Error(`${bin} is missing: build first (npx tsc -p tsconfig.json)`);
+if (!existsSync(bin)) throw new Error(`${bin} is missing: build first (npm run build)`);
 const pgServer = process.env.MTOOL_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** A fresh database per apply, and how to count its t_* tables. */

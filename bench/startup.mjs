@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Start-up cost of the mtool binary against bare Node: runs `node dist/main/bin.js --version` and
+ * Start-up cost of the mtool binary against bare Node: runs `node dist/cli/bin.js --version` and
  * `node -e 0` alternately (so machine noise hits both alike), after a warm-up, and compares medians.
  * PASS when mtool's median is at most 1.5x bare Node's.
  *
@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 const LIMIT = 1.5;
 const runs = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 30);
 const json = process.argv.includes('--json');
-const bin = fileURLToPath(new URL('../dist/main/bin.js', import.meta.url));
+const bin = fileURLToPath(new URL('../dist/cli/bin.js', import.meta.url));
 if (!existsSync(bin)) {
   process.stderr.write(`bench/startup: ${bin} not found; run npm run build first\n`);
   process.exit(2);

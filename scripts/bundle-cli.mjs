@@ -95,7 +95,10 @@ const result = await build({
   outdir,
   packages: 'external',
   plugins: [publicModules],
+  // Maps name the source modules of every chunk (tests read them to see what a command loaded);
+  // without their contents: the sources ship beside them in the repository, not in the package.
   sourcemap: true,
+  sourcesContent: false,
   metafile: true,
   logLevel: 'warning',
 });

@@ -6,7 +6,7 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-mtool() { node "$root/dist/main/bin.js" "$@"; }
+mtool() { node "$root/dist/cli/bin.js" "$@"; }
 
 if [[ -n "${MTOOL_EXAMPLE_DIR:-}" ]]; then
   project="$MTOOL_EXAMPLE_DIR"

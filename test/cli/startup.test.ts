@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MODULE_TRACE, runMtool, tempProject } from '../support/cli.js';
+import { MODULE_TRACE, loadedSources, mtoolFiles, runMtool, tempProject } from '../support/cli.js';
 import { writeProject } from './helpers/project.js';
 
 /** Modules that must stay unloaded on the fast paths (DESIGN.md section 5, Lazy loading). */
@@ -40,9 +40,24 @@ describe('start-up imports', () => {
 
   it.each([[['--help']], [['--version']], [['new', '--help']]])('mtool %j loads no driver, pool, HTTP client, metrics or pino', async (args) => {
     const modules = await loadedModules(args);
-    expect(modules.some((m) => m.endsWith('/dist/main/bin.js'))).toBe(true);
+    expect(modules.some((m) => m.endsWith('/dist/cli/bin.js'))).toBe(true);
     expect(heavyIn(modules)).toEqual([]);
     expect(modules.some((m) => m.includes('/node_modules/pino/'))).toBe(false);
+  });
+
+  it('mtool --version loads only the binary and the version module: no command line, no sade', async () => {
+    const modules = await loadedModules(['--version']);
+    expect(await loadedSources(modules)).toEqual(['src/main/bin.ts', 'src/version.ts']);
+    expect(modules.some((m) => m.includes('/node_modules/'))).toBe(false);
+    // The bundle's entry plus the version chunk (and at most one re-export stub esbuild adds).
+    expect(mtoolFiles(modules).length).toBeLessThanOrEqual(3);
+  });
+
+  it('mtool --help reads the command line from a few bundle files, not one file per module', async () => {
+    const modules = await loadedModules(['--help']);
+    const sources = await loadedSources(modules);
+    expect(sources).toContain('src/main/cli.ts');
+    expect(mtoolFiles(modules).length).toBeLessThan(sources.length);
   });
 
   it('settings show on a SQLite project loads no driver', async () => {

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { MODULE_TRACE, runMtool } from '../support/cli.js';
+import { MODULE_TRACE, loadedSources, runMtool } from '../support/cli.js';
 import { TestProject, explain, migration } from './support/project.js';
 
 /** DESIGN.md section 5: `mtool status` on SQLite loads no other driver, no worker pool, no metrics. */
@@ -29,7 +29,8 @@ it.each([[['status']], [['migrate']], [['history']], [['lock-status']]])('mtool 
   const modules = (await readFile(trace, 'utf8')).split('\n').filter(Boolean);
   expect(modules.some((m) => m.includes('/node_modules/better-sqlite3/'))).toBe(true);
   expect(OTHERS.filter((name) => modules.some((m) => m.includes(`/node_modules/${name}/`)))).toEqual([]);
-  // Nor mtool's own modules for other databases, rendering or introspection.
-  const own = modules.filter((m) => /\/dist\/dialects\/[a-z]+\/(driver|renderer|introspector)\.js$/.test(m)).map((m) => m.replace(/.*\/dist\//, ''));
-  expect(own).toEqual(['dialects/sqlite/driver.js']);
+  // Nor mtool's own modules for other databases, rendering or introspection: the CLI is bundled,
+  // so the loaded chunks' source maps say which source modules came in.
+  const own = (await loadedSources(modules)).filter((m) => /^src\/dialects\/[a-z]+\/(driver|renderer|introspector)\.ts$/.test(m));
+  expect(own).toEqual(['src/dialects/sqlite/driver.ts']);
 });

@@ -1,4 +1,4 @@
-// mtool as a user runs it: the built binary (`node dist/main/bin.js`) in a project folder holding
+// mtool as a user runs it: the built binary (`node dist/cli/bin.js`, the CLI bundle) in a project folder holding
 // `mtool.config.ts` and `migrations/<db>/<db>__NNNN_t_i.sql` files with `-- upgrade` / `-- rollback`
 // sections; its own `_mtool_migrations` table. Build first (`npm run build`).
 // Two rows: `mtool` as it runs by default (a schema snapshot after every applied migration) and
@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { upSql, downSql, version, indexes } from '../statements.mjs';
 
 export const repoRoot = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
-export const mtoolBin = join(repoRoot, 'dist', 'main', 'bin.js');
+export const mtoolBin = join(repoRoot, 'dist', 'cli', 'bin.js');
 const DB_NAME = 'bench';
 
 function mtoolUrl(db) {

@@ -1,0 +1,81 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseMigrationFile } from '../../src/parser/migration-file.js';
+import { CLI_DIR } from '../support/cli.js';
+
+/**
+ * The CLI bundle (scripts/bundle-cli.mjs, run by `npm run build`): its files link up, it leaves
+ * the public modules to tsc's output, and its worker-pool entry is found from its chunks.
+ */
+const built = existsSync(join(CLI_DIR, 'bin.js'));
+const ROOT = resolve(CLI_DIR, '..', '..');
+
+describe.runIf(built || process.env.CI === 'true')('the CLI bundle', () => {
+  const scripts = built ? readdirSync(CLI_DIR).filter((name) => name.endsWith('.js')) : [];
+
+  it('holds files only, directly in dist/cli, and every relative import among them resolves', () => {
+    expect(readdirSync(CLI_DIR, { withFileTypes: true }).filter((entry) => !entry.isFile())).toEqual([]);
+    const missing: string[] = [];
+    for (const name of scripts) {
+      const code = readFileSync(join(CLI_DIR, name), 'utf8');
+      for (const [, specifier] of code.matchAll(/(?:from|import\()\s*"(\.{1,2}\/[^"]+)"/g)) {
+        if (!existsSync(resolve(CLI_DIR, specifier))) missing.push(`${name}: ${specifier}`);
+      }
+    }
+    expect(scripts).toContain('bin.js');
+    expect(scripts).toContain('parse-worker.js');
+    expect(missing).toEqual([]);
+  });
+
+  it('leaves the public modules and the logger to tsc output, so users and the CLI share one instance', () => {
+    const bundled = new Set<string>();
+    for (const name of scripts) {
+      const map = JSON.parse(readFileSync(join(CLI_DIR, `${name}.map`), 'utf8')) as { sources: string[] };
+      for (const source of map.sources) bundled.add(relative(ROOT, resolve(CLI_DIR, source)));
+    }
+    const publicModules = [...bundled].filter(
+      (source) =>
+        /^src\/(index|config-api|errors)\.ts$/.test(source) ||
+        /^src\/(seed|plugin)\//.test(source) ||
+        (source.startsWith('src/schema/') && source !== 'src/schema/schema-io.ts') ||
+        source === 'src/main/log.ts',
+    );
+    expect(publicModules).toEqual([]);
+    // The check can fail: the bundle does hold the command line and the engine.
+    expect(bundled).toContain('src/main/cli.ts');
+    expect(bundled).toContain('src/main/engine/load-migrations.ts');
+    const code = scripts.map((name) => readFileSync(join(CLI_DIR, name), 'utf8')).join('\n');
+    expect(code).toContain('from "../schema/columns.js"');
+    expect(code).toContain('from "../errors.js"');
+  });
+
+  describe('worker pool', () => {
+    let dir: string;
+    const filenames = Array.from({ length: 40 }, (_, i) => `app__${String(i + 1).padStart(4, '0')}_t.sql`);
+    beforeAll(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'mtool-bundle-pool-'));
+      for (const [i, filename] of filenames.entries()) {
+        await writeFile(join(dir, filename), `-- upgrade\nCREATE TABLE t_${i} (id int, note text DEFAULT 'a;b');\n-- rollback\nDROP TABLE t_${i};\n`);
+      }
+    });
+    afterAll(() => rm(dir, { recursive: true, force: true }));
+
+    it('runs dist/cli/parse-worker.js from the bundled pool and parses as the main thread does', async () => {
+      const chunk = scripts.find((name) => /^parse-pool-[A-Z0-9]+\.js$/.test(name));
+      expect(chunk, 'the bundle has a parse-pool chunk').toBeDefined();
+      const { parseInPool } = (await import(pathToFileURL(join(CLI_DIR, chunk!)).href)) as {
+        parseInPool(task: { dir: string; database: string; dialect: string; filenames: string[] }): Promise<unknown[]>;
+      };
+      const pooled = await parseInPool({ dir, database: 'app', dialect: 'postgresql', filenames });
+      const main = filenames.map((filename) =>
+        parseMigrationFile({ filename, path: join(dir, filename), content: readFileSync(join(dir, filename)), database: 'app', dialect: 'postgresql' }),
+      );
+      expect(pooled).toHaveLength(filenames.length);
+      expect(JSON.parse(JSON.stringify(pooled))).toEqual(JSON.parse(JSON.stringify(main)));
+    });
+  });
+});
