@@ -18,6 +18,8 @@ export async function parseInPool(input: ParseTask): Promise<MigrationFile[]> {
   const { Piscina } = await import('piscina');
   const threads = Math.max(1, Math.min(availableParallelism(), 8));
   const pool: PiscinaPool = new Piscina({
+    // Beside this module in both built layouts: tsc's dist/workers/, and dist/cli/ where the CLI
+    // bundle (scripts/bundle-cli.mjs) writes the worker entry next to the chunk holding this code.
     filename: new URL('./parse-worker.js', import.meta.url).href,
     minThreads: threads,
     maxThreads: threads,
