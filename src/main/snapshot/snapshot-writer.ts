@@ -44,7 +44,10 @@ export class SnapshotWriter {
   readonly #options: SnapshotLogOptions;
   /** Sorted as {@link listSnapshots} sorts: version, then path. */
   #known: Known[] | undefined;
-  #texts = new WeakMap<object, string>();
+  /** Per IR object: its line in the map it was last seen in (the key is part of the line). */
+  #lines = new WeakMap<object, { key: string; line: string }>();
+  /** Per map (`tables` ...): the keys, objects and text of the last snapshot. */
+  #maps = new Map<string, { keys: string[]; values: unknown[]; text: string }>();
   #dirReady = false;
 
   constructor(root: string, databaseName: string, databaseType: DatabaseType, options: SnapshotLogOptions = {}) {
@@ -76,10 +79,12 @@ export class SnapshotWriter {
       migration_id: JSON.stringify(migrationId),
       previous_checksum: JSON.stringify(previous),
     };
-    for (const name of MAPS) top[name] = this.#mapText(input.schema[name] as Record<string, unknown>);
-    const checksum = sha256Hex(objectText(top));
-    top.checksum = JSON.stringify(checksum);
-    const text = objectText(top);
+    for (const name of MAPS) top[name] = this.#mapText(name, input.schema[name] as Record<string, unknown>);
+    const bodyText = objectText(top);
+    const checksum = sha256Hex(bodyText);
+    // `checksum` sorts right after `applied_at`, the first member: insert its line there instead of laying the whole text out again.
+    const afterFirst = bodyText.indexOf(',\n') + 2;
+    const text = `${bodyText.slice(0, afterFirst)}  "checksum": ${JSON.stringify(checksum)},\n${bodyText.slice(afterFirst)}`;
 
     if (!this.#dirReady) {
       await mkdir(dir, { recursive: true });
@@ -110,25 +115,29 @@ export class SnapshotWriter {
     this.#known = known;
   }
 
-  /** A map of the IR at depth 1 of the snapshot, laid out as canonicalJson lays it out. */
-  #mapText(map: Record<string, unknown>): string {
+  /**
+   * A map of the IR at depth 1 of the snapshot, laid out as canonicalJson lays it out. The text of
+   * a map whose keys and objects are those of the previous snapshot is reused as a whole.
+   */
+  #mapText(name: string, map: Record<string, unknown>): string {
     const keys = Object.keys(map)
       .filter((k) => map[k] !== undefined)
       .sort();
-    if (keys.length === 0) return '{}';
-    const lines = keys.map((k) => `    ${JSON.stringify(k)}: ${this.#entryText(map[k])}`);
-    return `{\n${lines.join(',\n')}\n  }`;
+    const last = this.#maps.get(name);
+    if (last && last.keys.length === keys.length && keys.every((k, i) => last.keys[i] === k && last.values[i] === map[k])) return last.text;
+    const text = keys.length === 0 ? '{}' : `{\n${keys.map((k) => this.#line(k, map[k])).join(',\n')}\n  }`;
+    this.#maps.set(name, { keys, values: keys.map((k) => map[k]), text });
+    return text;
   }
 
-  /** One entry of a map (depth 2): its canonical text, indented, kept per object. */
-  #entryText(value: unknown): string {
-    if (typeof value !== 'object' || value === null) return canonicalJson(value).slice(0, -1);
-    let text = this.#texts.get(value);
-    if (text === undefined) {
-      text = canonicalJson(value).slice(0, -1).replace(/\n/g, '\n    ');
-      this.#texts.set(value, text);
-    }
-    return text;
+  /** One entry of a map (depth 2) as its whole line, indented; kept per object. */
+  #line(key: string, value: unknown): string {
+    if (typeof value !== 'object' || value === null) return `    ${JSON.stringify(key)}: ${canonicalJson(value).slice(0, -1)}`;
+    const kept = this.#lines.get(value);
+    if (kept?.key === key) return kept.line;
+    const line = `    ${JSON.stringify(key)}: ${canonicalJson(value).slice(0, -1).replace(/\n/g, '\n    ')}`;
+    this.#lines.set(value, { key, line });
+    return line;
   }
 }
 
