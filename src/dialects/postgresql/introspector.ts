@@ -31,8 +31,8 @@ import { postgresQuoting as q } from './quoting.js';
  *   (`'x'::text` → literal `x`, `'-1'::integer` → -1) and `now()`/`CURRENT_TIMESTAMP` stay expressions.
  * - Indexes backing primary keys, unique and exclusion constraints appear as those constraints,
  *   not as indexes. `concurrently` is a way of building, not stored: always false.
- * - `options.tables`: only those tables and their inheritance children (three small queries on
- *   their oids, none when no table matched); enum types are read in full either way.
+ * - `options.tables`: only those tables and their inheritance children (by oid, none when no
+ *   table matched); enum types are read in full either way.
  * @example const ir = await introspectPostgres(conn, { exclude: ['_mtool_migrations', 'mtool_lock'] });
  */
 export async function introspectPostgres(conn: Connection, options: IntrospectOptions = {}): Promise<SchemaIR> {
@@ -52,15 +52,10 @@ export async function introspectPostgres(conn: Connection, options: IntrospectOp
   const relation = `c.relkind IN ('r', 'p') AND NOT c.relispartition AND ${ns} AND ${notExtension('c.oid')}`;
   const from = `pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace`;
 
-  // One after another: a Connection takes one statement at a time (see Connection).
-  const tables = options.tables?.length === 0 ? [] : await runAll('tables', `SELECT c.oid::text AS oid, n.nspname AS schema, c.relname AS name, d.description AS comment
+  const tablesSql = (tableFilter: string) => `SELECT c.oid::text AS oid, n.nspname AS schema, c.relname AS name, d.description AS comment
       FROM ${from} LEFT JOIN pg_catalog.pg_description d ON d.objoid = c.oid AND d.classoid = 'pg_catalog.pg_class'::regclass AND d.objsubid = 0
-      WHERE ${relation}${options.tables ? ` AND c.oid IN (${pickedTables(options.tables, defaultSchema)})` : ''}`);
-  // Asked for some tables: the other queries read those found (an empty list reads nothing).
-  const tableFilter = options.tables ? `${relation} AND c.oid IN (${tables.length > 0 ? tables.map((t) => `${q.literal(t.oid as string)}::oid`).join(', ') : 'NULL'})` : relation;
-  const none = options.tables !== undefined && tables.length === 0;
-  const run = async (what: string, sql: string): Promise<Row[]> => (none ? [] : runAll(what, sql));
-  const columns = await run('columns', `SELECT a.attrelid::text AS rel, a.attname AS name, pg_catalog.format_type(a.atttypid, a.atttypmod) AS type,
+      WHERE ${tableFilter}`;
+  const columnsSql = (tableFilter: string) => `SELECT a.attrelid::text AS rel, a.attname AS name, pg_catalog.format_type(a.atttypid, a.atttypmod) AS type,
         a.attnotnull AS notnull, a.attidentity AS identity, a.attgenerated AS generated,
         pg_catalog.pg_get_expr(ad.adbin, ad.adrelid) AS default, d.description AS comment,
         CASE WHEN a.attcollation <> t.typcollation THEN co.collname END AS collation,
@@ -73,8 +68,8 @@ export async function introspectPostgres(conn: Connection, options: IntrospectOp
         LEFT JOIN pg_catalog.pg_collation co ON co.oid = a.attcollation
         LEFT JOIN pg_catalog.pg_description d ON d.objoid = c.oid AND d.classoid = 'pg_catalog.pg_class'::regclass AND d.objsubid = a.attnum
       WHERE a.attnum > 0 AND NOT a.attisdropped AND ${tableFilter}
-      ORDER BY a.attrelid, a.attnum`);
-  const constraints = await run('constraints', `SELECT co.conrelid::text AS rel, co.conname AS name, co.contype AS type,
+      ORDER BY a.attrelid, a.attnum`;
+  const constraintsSql = (tableFilter: string) => `SELECT co.conrelid::text AS rel, co.conname AS name, co.contype AS type,
         ARRAY(SELECT a.attname::text FROM unnest(co.conkey) WITH ORDINALITY k(num, ord) JOIN pg_catalog.pg_attribute a ON a.attrelid = co.conrelid AND a.attnum = k.num ORDER BY k.ord) AS columns,
         rn.nspname AS ref_schema, rc.relname AS ref_name,
         ARRAY(SELECT a.attname::text FROM unnest(co.confkey) WITH ORDINALITY k(num, ord) JOIN pg_catalog.pg_attribute a ON a.attrelid = co.confrelid AND a.attnum = k.num ORDER BY k.ord) AS ref_columns,
@@ -87,8 +82,8 @@ export async function introspectPostgres(conn: Connection, options: IntrospectOp
         LEFT JOIN pg_catalog.pg_namespace rn ON rn.oid = rc.relnamespace
         LEFT JOIN pg_catalog.pg_index ix ON ix.indexrelid = co.conindid AND co.contype = 'u'
       WHERE co.contype IN ('p', 'u', 'f', 'c', 'x') AND ${tableFilter}
-      ORDER BY co.conrelid, co.conname`);
-  const indexes = await run('indexes', `SELECT i.indrelid::text AS rel, ic.relname AS name, i.indisunique AS unique, i.indnkeyatts AS nkey,
+      ORDER BY co.conrelid, co.conname`;
+  const indexesSql = (tableFilter: string) => `SELECT i.indrelid::text AS rel, ic.relname AS name, i.indisunique AS unique, i.indnkeyatts AS nkey,
         am.amname AS method, pg_catalog.pg_get_expr(i.indpred, i.indrelid, true) AS predicate, i.indoption::int2[] AS options,
         ic.reloptions AS params, ts.spcname AS tablespace, ${version >= 150000 ? 'i.indnullsnotdistinct' : 'false'} AS nulls_not_distinct,
         ARRAY(SELECT CASE WHEN i.indkey[k - 1] = 0 THEN pg_catalog.pg_get_indexdef(i.indexrelid, k, true)
@@ -101,11 +96,38 @@ export async function introspectPostgres(conn: Connection, options: IntrospectOp
         LEFT JOIN pg_catalog.pg_tablespace ts ON ts.oid = ic.reltablespace
       WHERE ${tableFilter}
         AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_constraint co WHERE co.conindid = i.indexrelid AND co.conrelid = i.indrelid AND co.contype IN ('p', 'u', 'x'))
-      ORDER BY i.indrelid, ic.relname`);
-  const enums = await runAll('enum types', `SELECT n.nspname AS schema, t.typname AS name, array_agg(e.enumlabel::text ORDER BY e.enumsortorder) AS labels
+      ORDER BY i.indrelid, ic.relname`;
+  const enumsSql = `SELECT n.nspname AS schema, t.typname AS name, array_agg(e.enumlabel::text ORDER BY e.enumsortorder) AS labels
       FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace JOIN pg_catalog.pg_enum e ON e.enumtypid = t.oid
       WHERE ${ns} AND ${notExtension('t.oid')}
-      GROUP BY n.nspname, t.typname`);
+      GROUP BY n.nspname, t.typname`;
+
+  let tables: Row[];
+  let columns: Row[];
+  let constraints: Row[];
+  let indexes: Row[];
+  let enums: Row[];
+  if (!options.tables) {
+    // One after another: a Connection takes one statement at a time (see Connection).
+    tables = await runAll('tables', tablesSql(relation));
+    columns = await runAll('columns', columnsSql(relation));
+    constraints = await runAll('constraints', constraintsSql(relation));
+    indexes = await runAll('indexes', indexesSql(relation));
+    enums = await runAll('enum types', enumsSql);
+  } else if (options.tables.length === 0) {
+    [tables, columns, constraints, indexes, enums] = [[], [], [], [], await runAll('enum types', enumsSql)];
+  } else {
+    tables = await runAll('tables', tablesSql(`${relation} AND c.oid IN (${pickedTables(options.tables, defaultSchema)})`));
+    // The other queries read the tables found by oid alone (they passed `relation` already): a
+    // short filter plans faster, and planning is most of these small queries' time. (One statement
+    // returning every query's rows as JSON was tried: it plans slower than the four together.)
+    const picked = `c.oid IN (${tables.map((t) => `${q.literal(t.oid as string)}::oid`).join(', ')})`;
+    const some = async (what: string, sql: string) => (tables.length === 0 ? [] : runAll(what, sql));
+    columns = await some('columns', columnsSql(picked));
+    constraints = await some('constraints', constraintsSql(picked));
+    indexes = await some('indexes', indexesSql(picked));
+    enums = await runAll('enum types', enumsSql);
+  }
 
   const ir: SchemaIR = { tables: {}, enums: {}, indexes: {}, constraints: {} };
   const key = (name: string, schema: string) => qualifiedKey(name, schema, defaultSchema);
@@ -183,9 +205,11 @@ export async function introspectPostgres(conn: Connection, options: IntrospectOp
  */
 function pickedTables(keys: readonly string[], defaultSchema: string): string {
   const list = keys.map((k) => q.literal(k)).join(', ');
+  // The table name of each key, whichever dot ends its schema: lets the catalog's name index pick the rows.
+  const relnames = new Set(keys.flatMap((k) => k.split('.').map((_, i, parts) => parts.slice(i).join('.'))));
   return `WITH RECURSIVE picked(oid) AS (
       SELECT pc.oid FROM pg_catalog.pg_class pc JOIN pg_catalog.pg_namespace pn ON pn.oid = pc.relnamespace
-      WHERE pc.relkind IN ('r', 'p') AND (CASE WHEN pn.nspname = ${q.literal(defaultSchema)} THEN pc.relname::text ELSE pn.nspname || '.' || pc.relname END) IN (${list})
+      WHERE pc.relname IN (${[...relnames].map((r) => q.literal(r)).join(', ')}) AND pc.relkind IN ('r', 'p') AND (CASE WHEN pn.nspname = ${q.literal(defaultSchema)} THEN pc.relname::text ELSE pn.nspname || '.' || pc.relname END) IN (${list})
       UNION SELECT i.inhrelid FROM pg_catalog.pg_inherits i JOIN picked p ON i.inhparent = p.oid)
     SELECT oid FROM picked`;
 }

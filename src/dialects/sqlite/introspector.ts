@@ -37,8 +37,11 @@ export async function introspectSqlite(conn: Connection, options: IntrospectOpti
     const asked = options.tables.map((t) => q.literal(t)).join(', ');
     // A foreign key without columns refers to the primary key of its table, read from that table:
     // its IR changes with that table, so those tables are read too.
+    // Only tables whose CREATE text holds one of the names can refer to it (LIKE ignores ASCII case
+    // as SQLite's names do); a name with quote characters may be spelled otherwise there: no filter.
+    const mentions = options.tables.some((t) => /["'`\]]/.test(t)) ? '' : ` AND (${options.tables.map((t) => `m.sql LIKE ${q.literal(`%${t}%`)}`).join(' OR ')})`;
     const dependents = asked === '' ? [] : await run('dependent tables', `SELECT DISTINCT m.name AS name FROM sqlite_schema m JOIN pragma_foreign_key_list(m.name) f
-        WHERE ${allTables} AND f."to" IS NULL AND f."table" COLLATE NOCASE IN (${asked})`);
+        WHERE ${allTables}${mentions} AND f."to" IS NULL AND f."table" COLLATE NOCASE IN (${asked})`);
     const names = [...new Set([...options.tables, ...dependents.map((d) => d.name as string)])];
     if (names.length === 0) return ir;
     tablesOnly = `${allTables} AND m.name IN (${names.map((t) => q.literal(t)).join(', ')})`;

@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DatabaseType } from '../../dialects/types.js';
 import { DATABASE_TYPES } from '../../dialects/types.js';
 import { MtoolError } from '../../errors.js';
-import { canonicalJson, sha256Hex } from '../../schema/canonical-json.js';
+import { canonicalJson } from '../../schema/canonical-json.js';
 import type { SchemaIR } from '../../schema/ir.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
 import { checkSchemaShape, listSnapshots, parseMigrationId, readSnapshot, SNAPSHOT_FORMAT_VERSION, snapshotDir, type SnapshotLogOptions } from './snapshot-store.js';
@@ -45,9 +46,9 @@ export class SnapshotWriter {
   /** Sorted as {@link listSnapshots} sorts: version, then path. */
   #known: Known[] | undefined;
   /** Per IR object: its line in the map it was last seen in (the key is part of the line). */
-  #lines = new WeakMap<object, { key: string; line: string }>();
+  #lines = new WeakMap<object, { key: string; line: Buffer }>();
   /** Per map (`tables` ...): the keys, objects and text of the last snapshot. */
-  #maps = new Map<string, { keys: string[]; values: unknown[]; text: string }>();
+  #maps = new Map<string, { keys: string[]; values: unknown[]; pieces: Buffer[] }>();
   #dirReady = false;
 
   constructor(root: string, databaseName: string, databaseType: DatabaseType, options: SnapshotLogOptions = {}) {
@@ -71,26 +72,40 @@ export class SnapshotWriter {
     const path = join(dir, `${migrationId}.schema.json`);
     const previous = await this.#previousChecksum(version);
 
-    const top: Record<string, string> = {
-      applied_at: JSON.stringify((input.appliedAt ?? new Date()).toISOString()),
-      database_name: JSON.stringify(this.#databaseName),
-      database_type: JSON.stringify(this.#databaseType),
-      format_version: JSON.stringify(SNAPSHOT_FORMAT_VERSION),
-      migration_id: JSON.stringify(migrationId),
-      previous_checksum: JSON.stringify(previous),
+    // Members in canonical (sorted) order, each as byte pieces; `checksum` gets a placeholder that
+    // is left out of the hash and filled in after it.
+    const members: Record<string, Buffer[]> = {
+      applied_at: [utf8(JSON.stringify((input.appliedAt ?? new Date()).toISOString()))],
+      checksum: [PLACEHOLDER],
+      database_name: [utf8(JSON.stringify(this.#databaseName))],
+      database_type: [utf8(JSON.stringify(this.#databaseType))],
+      format_version: [utf8(JSON.stringify(SNAPSHOT_FORMAT_VERSION))],
+      migration_id: [utf8(JSON.stringify(migrationId))],
+      previous_checksum: [utf8(JSON.stringify(previous))],
     };
-    for (const name of MAPS) top[name] = this.#mapText(name, input.schema[name] as Record<string, unknown>);
-    const bodyText = objectText(top);
-    const checksum = sha256Hex(bodyText);
-    // `checksum` sorts right after `applied_at`, the first member: insert its line there instead of laying the whole text out again.
-    const afterFirst = bodyText.indexOf(',\n') + 2;
-    const text = `${bodyText.slice(0, afterFirst)}  "checksum": ${JSON.stringify(checksum)},\n${bodyText.slice(afterFirst)}`;
+    for (const name of MAPS) members[name] = this.#mapPieces(name, input.schema[name] as Record<string, unknown>);
+    const pieces: Buffer[] = [OPEN];
+    let checksumStart = 0;
+    let checksumEnd = 0;
+    let length = OPEN.length;
+    const keys = Object.keys(members).sort();
+    keys.forEach((key, i) => {
+      const start = length;
+      for (const piece of [utf8(`  ${JSON.stringify(key)}: `), ...members[key]!, i < keys.length - 1 ? COMMA : CLOSE]) {
+        pieces.push(piece);
+        length += piece.length;
+      }
+      if (key === 'checksum') [checksumStart, checksumEnd] = [start, length];
+    });
+    const bytes = Buffer.concat(pieces, length);
+    const checksum = createHash('sha256').update(bytes.subarray(0, checksumStart)).update(bytes.subarray(checksumEnd)).digest('hex');
+    bytes.write(checksum, checksumEnd - COMMA.length - 1 - checksum.length, 'latin1');
 
     if (!this.#dirReady) {
       await mkdir(dir, { recursive: true });
       this.#dirReady = true;
     }
-    await writeFileAtomic(path, text, { verify: true });
+    await writeFileAtomic(path, bytes, { verify: true });
     this.#remember({ path, version, checksum });
     return { path, checksum };
   }
@@ -116,33 +131,45 @@ export class SnapshotWriter {
   }
 
   /**
-   * A map of the IR at depth 1 of the snapshot, laid out as canonicalJson lays it out. The text of
-   * a map whose keys and objects are those of the previous snapshot is reused as a whole.
+   * A map of the IR at depth 1 of the snapshot as byte pieces, laid out as canonicalJson lays it
+   * out. The pieces of a map whose keys and objects are those of the previous snapshot are reused.
    */
-  #mapText(name: string, map: Record<string, unknown>): string {
+  #mapPieces(name: string, map: Record<string, unknown>): Buffer[] {
     const keys = Object.keys(map)
       .filter((k) => map[k] !== undefined)
       .sort();
     const last = this.#maps.get(name);
-    if (last && last.keys.length === keys.length && keys.every((k, i) => last.keys[i] === k && last.values[i] === map[k])) return last.text;
-    const text = keys.length === 0 ? '{}' : `{\n${keys.map((k) => this.#line(k, map[k])).join(',\n')}\n  }`;
-    this.#maps.set(name, { keys, values: keys.map((k) => map[k]), text });
-    return text;
+    if (last && last.keys.length === keys.length && keys.every((k, i) => last.keys[i] === k && last.values[i] === map[k])) return last.pieces;
+    const pieces: Buffer[] = [];
+    if (keys.length === 0) pieces.push(EMPTY);
+    else {
+      pieces.push(OPEN);
+      keys.forEach((k, i) => {
+        if (i > 0) pieces.push(COMMA);
+        pieces.push(this.#line(k, map[k]));
+      });
+      pieces.push(CLOSE_MAP);
+    }
+    this.#maps.set(name, { keys, values: keys.map((k) => map[k]), pieces });
+    return pieces;
   }
 
-  /** One entry of a map (depth 2) as its whole line, indented; kept per object. */
-  #line(key: string, value: unknown): string {
-    if (typeof value !== 'object' || value === null) return `    ${JSON.stringify(key)}: ${canonicalJson(value).slice(0, -1)}`;
+  /** One entry of a map (depth 2) as its whole line, indented, in UTF-8; kept per object. */
+  #line(key: string, value: unknown): Buffer {
+    if (typeof value !== 'object' || value === null) return utf8(`    ${JSON.stringify(key)}: ${canonicalJson(value).slice(0, -1)}`);
     const kept = this.#lines.get(value);
     if (kept?.key === key) return kept.line;
-    const line = `    ${JSON.stringify(key)}: ${canonicalJson(value).slice(0, -1).replace(/\n/g, '\n    ')}`;
+    const line = utf8(`    ${JSON.stringify(key)}: ${canonicalJson(value).slice(0, -1).replace(/\n/g, '\n    ')}`);
     this.#lines.set(value, { key, line });
     return line;
   }
 }
 
-/** The top-level object: keys sorted, 2-space layout, trailing newline (canonicalJson's layout). */
-function objectText(members: Record<string, string>): string {
-  const keys = Object.keys(members).sort();
-  return `{\n${keys.map((k) => `  ${JSON.stringify(k)}: ${members[k]!}`).join(',\n')}\n}\n`;
-}
+const utf8 = (text: string) => Buffer.from(text, 'utf8');
+const OPEN = utf8('{\n');
+const COMMA = utf8(',\n');
+const CLOSE = utf8('\n}\n');
+const CLOSE_MAP = utf8('\n  }');
+const EMPTY = utf8('{}');
+/** `"` + 64 hex digits + `"`: the checksum's place, overwritten once the rest is hashed. */
+const PLACEHOLDER = utf8(`"${'0'.repeat(64)}"`);
