@@ -5,7 +5,7 @@ import type { SchemaIR } from '../../schema/ir.js';
 import type { DatabaseEntry } from '../config/types.js';
 import type { Logger } from '../log.js';
 import type { SnapshotWriter } from '../snapshot/snapshot-writer.js';
-import { asciiLower, ddlSyntax, migrationEffect, type DatabaseCode, type DdlSyntax, type MigrationEffect } from './ddl-targets.js';
+import type { DatabaseCode, DdlSyntax, MigrationEffect } from './ddl-targets.js';
 import { formatMs, type EngineHooks } from './executor.js';
 
 export interface SnapshotHookOptions {
@@ -21,6 +21,7 @@ interface BatchState {
   /** The session the state was read through: another connection starts over. */
   conn: Connection;
   writer: SnapshotWriter;
+  targets: typeof import('./ddl-targets.js');
   syntax: DdlSyntax;
   exclude: string[];
   /** The schema as of the last snapshot written; its objects are never mutated (the writer keeps their text). */
@@ -56,8 +57,8 @@ export function snapshotHooks(options: SnapshotHookOptions): EngineHooks {
     let state = states.get(database);
     if (!state || state.conn !== conn) {
       // Loaded here, not at the top: a migrate that applies nothing must not pay for them.
-      const [{ trackingTables }, { SnapshotWriter }] = await Promise.all([import('../models/live-schema.js'), import('../snapshot/snapshot-writer.js')]);
-      state = { conn, writer: new SnapshotWriter(options.root, entry.name, entry.type), syntax: ddlSyntax(dialect), exclude: trackingTables(entry) };
+      const [{ trackingTables }, { SnapshotWriter }, targets] = await Promise.all([import('../models/live-schema.js'), import('../snapshot/snapshot-writer.js'), import('./ddl-targets.js')]);
+      state = { conn, writer: new SnapshotWriter(options.root, entry.name, entry.type), targets, syntax: targets.ddlSyntax(dialect), exclude: trackingTables(entry) };
       states.set(database, state);
     }
     try {
@@ -96,7 +97,7 @@ async function nextSchema(state: BatchState, dialect: Dialect, file: MigrationFi
     const row = (await state.conn.query(state.syntax.codeCheck)).rows[0] ?? {};
     state.code = { eventTriggers: row.event_triggers === true, dmlCode: row.dml_code === true };
   }
-  const effect = migrationEffect(
+  const effect = state.targets.migrationEffect(
     file.upgrade.map((s) => s.text),
     state.syntax,
     previous,
@@ -109,7 +110,7 @@ async function nextSchema(state: BatchState, dialect: Dialect, file: MigrationFi
       state.code = undefined;
       return { ir: await dialect.introspect(state.conn, { exclude: state.exclude }), effect };
     case 'partial': {
-      const asked = candidateKeys(effect.tables, previous);
+      const asked = candidateKeys(effect.tables, previous, state.targets.asciiLower);
       const part = await dialect.introspect(state.conn, { exclude: state.exclude, tables: asked });
       return { ir: mergeTables(previous, part, asked), effect };
     }
@@ -121,7 +122,7 @@ async function nextSchema(state: BatchState, dialect: Dialect, file: MigrationFi
  * differs only in case (SQLite and MySQL compare some names without case; asking for a table
  * that did not change is harmless, missing one is not).
  */
-function candidateKeys(keys: readonly string[], previous: SchemaIR): string[] {
+function candidateKeys(keys: readonly string[], previous: SchemaIR, asciiLower: (text: string) => string): string[] {
   const wanted = new Set<string>();
   const lowered = new Set<string>();
   for (const key of keys) {
