@@ -71,6 +71,7 @@ describe('classifyStatement', () => {
       ['CREATE MATERIALIZED VIEW mv ENGINE = Memory AS SELECT 1', ch],
       ['ALTER TABLE `.inner.mv` ADD COLUMN x UInt8', ch],
       ["ALTER TABLE t ADD COLUMN c text DEFAULT 'unterminated", pg],
+      ['CREATE TABLE U&"d\\0061t" (id int)', pg],
       ['PRAGMA foreign_keys = ON', lite],
     ];
     for (const [sql, syntax] of fulls) expect(classifyStatement(sql, syntax).kind, sql).toBe('full');

@@ -198,6 +198,8 @@ export function tokenize(text: string, lexer: SplitPreset): Token[] | undefined 
       }
     }
     if (WORD_START.test(ch)) {
+      // PostgreSQL U&"..." names carry escapes this reader does not decode.
+      if ((ch === 'U' || ch === 'u') && next === '&') return undefined;
       let j = i + 1;
       while (j < n && WORD_CHAR.test(text[j]!)) j++;
       tokens.push({ kind: 'word', text: text.slice(i, j), depth });
