@@ -4,7 +4,7 @@
 // after each migration) against `mtool migrate --defer-snapshots` (one snapshot at the end), on
 // PostgreSQL and SQLite. Prints both wall times and their ratio per engine.
 //
-//   npx tsc -p tsconfig.json && node bench/snapshot-batch.mjs [--n 300] [--engines postgresql,sqlite] [--reps 1] [--json]
+//   npm run build && node bench/snapshot-batch.mjs [--n 300] [--engines postgresql,sqlite] [--reps 1] [--json]
 //
 // Each apply gets a fresh database (a new PostgreSQL database, a new SQLite file) and an empty
 // `.mtool` folder; afterwards the bench checks that N t_* tables exist and that the snapshots
