@@ -57,12 +57,26 @@ export async function introspectMysql(conn: Connection, options: IntrospectOptio
   const stats = !picked ? [] : await run('indexes', `SELECT TABLE_NAME AS tbl, INDEX_NAME AS name, NON_UNIQUE AS non_unique, COLUMN_NAME AS col, SUB_PART AS sub_part,
       COLLATION AS collation, INDEX_TYPE AS type${has.has('STATISTICS.EXPRESSION') ? ', EXPRESSION AS expr' : ', NULL AS expr'}
     FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ${db}${only('TABLE_NAME')} ORDER BY TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX`);
-  const fkColumns = !picked ? [] : await run('foreign keys', `SELECT k.TABLE_NAME AS tbl, k.CONSTRAINT_NAME AS name, k.COLUMN_NAME AS col, k.REFERENCED_TABLE_SCHEMA AS ref_schema,
-      k.REFERENCED_TABLE_NAME AS ref_table, k.REFERENCED_COLUMN_NAME AS ref_col, r.UPDATE_RULE AS on_update, r.DELETE_RULE AS on_delete
-    FROM information_schema.KEY_COLUMN_USAGE k JOIN information_schema.REFERENTIAL_CONSTRAINTS r
-      ON r.CONSTRAINT_SCHEMA = k.CONSTRAINT_SCHEMA AND r.TABLE_NAME = k.TABLE_NAME AND r.CONSTRAINT_NAME = k.CONSTRAINT_NAME
+  // Two queries joined here: MariaDB's information_schema join of these views reads every
+  // table's constraints whatever the filter (it grew with the schema: 7 ms at 400 tables per
+  // partial snapshot), while each view filtered on its own stays constant.
+  const fkParts = !picked
+    ? []
+    : await run('foreign keys', `SELECT k.TABLE_NAME AS tbl, k.CONSTRAINT_NAME AS name, k.COLUMN_NAME AS col, k.REFERENCED_TABLE_SCHEMA AS ref_schema,
+      k.REFERENCED_TABLE_NAME AS ref_table, k.REFERENCED_COLUMN_NAME AS ref_col
+    FROM information_schema.KEY_COLUMN_USAGE k
     WHERE k.TABLE_SCHEMA = ${db} AND k.REFERENCED_TABLE_NAME IS NOT NULL${only('k.TABLE_NAME')}
     ORDER BY k.TABLE_NAME, k.CONSTRAINT_NAME, k.ORDINAL_POSITION`);
+  const fkRules =
+    fkParts.length === 0
+      ? []
+      : await run('foreign key rules', `SELECT r.TABLE_NAME AS tbl, r.CONSTRAINT_NAME AS name, r.UPDATE_RULE AS on_update, r.DELETE_RULE AS on_delete
+    FROM information_schema.REFERENTIAL_CONSTRAINTS r WHERE r.CONSTRAINT_SCHEMA = ${db}${only('r.TABLE_NAME')}`);
+  const rules = new Map(fkRules.map((r) => [`${String(r.tbl)}\u0000${String(r.name)}`, r]));
+  const fkColumns = fkParts.flatMap((k) => {
+    const rule = rules.get(`${String(k.tbl)}\u0000${String(k.name)}`);
+    return rule ? [{ ...k, on_update: rule.on_update, on_delete: rule.on_delete }] : [];
+  });
   const checks =
     picked && has.has('CHECK_CONSTRAINTS.CHECK_CLAUSE')
       ? await run('check constraints', options.tables ? `SELECT * FROM (${flavour.checkQuery(db)}) chk WHERE 1 = 1${only('chk.table_name')}` : flavour.checkQuery(db))
