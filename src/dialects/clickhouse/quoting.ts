@@ -1,5 +1,6 @@
 import { MtoolError } from '../../errors.js';
 import { hex } from '../hex.js';
+import { isoUtc, qualifiedName } from '../quoting-parts.js';
 import type { Quoting, SqlValue } from '../types.js';
 
 /** Characters ClickHouse string and identifier literals must escape with a backslash. */
@@ -22,7 +23,7 @@ export const clickhouseQuoting: Quoting = {
     return `\`${escape(name, '`')}\``;
   },
   qualified(...parts: (string | undefined)[]): string {
-    return parts.filter((p): p is string => p !== undefined && p !== '').map((p) => clickhouseQuoting.ident(p)).join('.');
+    return qualifiedName((p) => clickhouseQuoting.ident(p), parts);
   },
   literal(value: SqlValue): string {
     if (value === null) return 'NULL';
@@ -38,8 +39,7 @@ export const clickhouseQuoting: Quoting = {
         return value ? '1' : '0';
     }
     if (value instanceof Date) {
-      if (Number.isNaN(value.getTime())) throw new MtoolError('MTOOL_USAGE', 'cannot write an invalid Date as a SQL literal');
-      return `toDateTime('${value.toISOString().slice(0, 19).replace('T', ' ')}', 'UTC')`;
+      return `toDateTime('${isoUtc(value).slice(0, 19).replace('T', ' ')}', 'UTC')`;
     }
     if (value instanceof Uint8Array) return `unhex('${hex(value)}')`;
     throw new MtoolError('MTOOL_INTERNAL', `cannot write a ${typeof value} as a ClickHouse literal`);

@@ -1,5 +1,6 @@
 import { MtoolError } from '../../errors.js';
 import { hex } from '../hex.js';
+import { isoUtc, qualifiedName } from '../quoting-parts.js';
 import type { Quoting, SqlValue } from '../types.js';
 
 /**
@@ -17,7 +18,7 @@ export const mysqlQuoting: Quoting = {
     return `\`${name.replace(/`/g, '``')}\``;
   },
   qualified(...parts: (string | undefined)[]): string {
-    return parts.filter((p): p is string => p !== undefined && p !== '').map((p) => mysqlQuoting.ident(p)).join('.');
+    return qualifiedName((p) => mysqlQuoting.ident(p), parts);
   },
   literal(value: SqlValue): string {
     if (value === null) return 'NULL';
@@ -34,9 +35,8 @@ export const mysqlQuoting: Quoting = {
         return value ? 'TRUE' : 'FALSE';
     }
     if (value instanceof Date) {
-      if (Number.isNaN(value.getTime())) throw new MtoolError('MTOOL_USAGE', 'cannot write an invalid Date as a SQL literal');
       // DATETIME has no time zone: the UTC wall clock, with milliseconds (DATETIME(3) keeps them).
-      return `'${value.toISOString().replace('T', ' ').replace('Z', '')}'`;
+      return `'${isoUtc(value).replace('T', ' ').replace('Z', '')}'`;
     }
     if (value instanceof Uint8Array) return `X'${hex(value)}'`;
     throw new MtoolError('MTOOL_INTERNAL', `cannot write a ${typeof value} as a MySQL literal`);

@@ -1,6 +1,7 @@
 import { MtoolError } from '../../errors.js';
 import type { Quoting, SqlValue } from '../types.js';
 import { hex } from '../hex.js';
+import { isoUtc, qualifiedName } from '../quoting-parts.js';
 
 /**
  * PostgreSQL quoting. Strings use standard quoting (`'it''s'`); a string holding a backslash
@@ -13,7 +14,7 @@ export const postgresQuoting: Quoting = {
     return `"${name.replace(/"/g, '""')}"`;
   },
   qualified(...parts: (string | undefined)[]): string {
-    return parts.filter((p): p is string => p !== undefined && p !== '').map((p) => postgresQuoting.ident(p)).join('.');
+    return qualifiedName((p) => postgresQuoting.ident(p), parts);
   },
   literal(value: SqlValue): string {
     if (value === null) return 'NULL';
@@ -28,7 +29,7 @@ export const postgresQuoting: Quoting = {
       case 'boolean':
         return value ? 'TRUE' : 'FALSE';
     }
-    if (value instanceof Date) return `'${isoDate(value)}'::timestamptz`;
+    if (value instanceof Date) return `'${isoUtc(value)}'::timestamptz`;
     if (value instanceof Uint8Array) return `decode('${hex(value)}', 'hex')`;
     throw new MtoolError('MTOOL_INTERNAL', `cannot write a ${typeof value} as a PostgreSQL literal`);
   },
@@ -42,7 +43,3 @@ function stringLiteral(value: string): string {
   return value.includes('\\') ? `E'${quoted.replace(/\\/g, '\\\\')}'` : `'${quoted}'`;
 }
 
-function isoDate(value: Date): string {
-  if (Number.isNaN(value.getTime())) throw new MtoolError('MTOOL_USAGE', 'cannot write an invalid Date as a SQL literal');
-  return value.toISOString();
-}

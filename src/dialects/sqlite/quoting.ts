@@ -1,5 +1,6 @@
 import { MtoolError } from '../../errors.js';
 import { hex } from '../hex.js';
+import { isoUtc, qualifiedName } from '../quoting-parts.js';
 import type { Quoting, SqlValue } from '../types.js';
 
 /**
@@ -14,7 +15,7 @@ export const sqliteQuoting: Quoting = {
     return `"${name.replace(/"/g, '""')}"`;
   },
   qualified(...parts: (string | undefined)[]): string {
-    return parts.filter((p): p is string => p !== undefined && p !== '').map((p) => sqliteQuoting.ident(p)).join('.');
+    return qualifiedName((p) => sqliteQuoting.ident(p), parts);
   },
   literal(value: SqlValue): string {
     if (value === null) return 'NULL';
@@ -33,8 +34,7 @@ export const sqliteQuoting: Quoting = {
         return value ? '1' : '0';
     }
     if (value instanceof Date) {
-      if (Number.isNaN(value.getTime())) throw new MtoolError('MTOOL_USAGE', 'cannot write an invalid Date as a SQL literal');
-      return `'${value.toISOString()}'`;
+      return `'${isoUtc(value)}'`;
     }
     if (value instanceof Uint8Array) return `X'${hex(value)}'`;
     throw new MtoolError('MTOOL_INTERNAL', `cannot write a ${typeof value} as a SQLite literal`);
