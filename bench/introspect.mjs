@@ -13,67 +13,18 @@
  *   node bench/introspect.mjs [tables=500] [--json]
  * Exit code 0 on PASS, 1 on FAIL.
  *
- * Uses the built code in dist/. When dist is missing or older than the sources it reads, it runs
- * `npx tsc -p tsconfig.json`; if that fails (someone's half-written file elsewhere), it bundles
- * the two modules it needs with esbuild into bench/.work/ instead and says so.
+ * Uses the built code in dist/: run `npm run build` first (`npm run bench` does).
  */
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { importBuilt, random } from './lib/built.mjs';
 
 const TARGET_MS = 1000;
 const RUNS = 5;
 const tableCount = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 500);
 const json = process.argv.includes('--json');
-const root = fileURLToPath(new URL('..', import.meta.url));
 const serverUrl = process.env.MTOOL_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const log = (line) => process.stderr.write(`${line}\n`);
-
-function newest(dir) {
-  let t = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = `${dir}/${entry.name}`;
-    t = Math.max(t, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
-  }
-  return t;
-}
-
-/** The dialect registry and the PostgreSQL introspector, built if needed. */
-async function loadModules() {
-  const built = { dialects: `${root}dist/dialects/index.js`, introspector: `${root}dist/dialects/postgresql/introspector.js` };
-  const stale = !existsSync(built.introspector) || statSync(built.introspector).mtimeMs < Math.max(newest(`${root}src/dialects`), newest(`${root}src/schema`));
-  if (stale) {
-    log('bench/introspect: dist is missing or stale; building with npx tsc -p tsconfig.json');
-    const tsc = spawnSync('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: root, encoding: 'utf8' });
-    if (tsc.status !== 0 || !existsSync(built.introspector)) {
-      log('bench/introspect: tsc failed (errors outside this area?); FALLBACK: bundling with esbuild into bench/.work/');
-      log(tsc.stdout.split('\n').slice(0, 5).join('\n'));
-      mkdirSync(`${root}bench/.work`, { recursive: true });
-      const out = {};
-      for (const [name, entry] of [['dialects', 'src/dialects/index.ts'], ['introspector', 'src/dialects/postgresql/introspector.ts']]) {
-        out[name] = `${root}bench/.work/introspect-${name}.mjs`;
-        const esb = spawnSync('npx', ['esbuild', entry, '--bundle', '--platform=node', '--format=esm', '--packages=external', `--outfile=${out[name]}`, '--log-level=warning'], { cwd: root, encoding: 'utf8' });
-        if (esb.status !== 0) throw new Error(`esbuild failed: ${esb.stderr}`);
-      }
-      return { ...(await import(pathToFileURL(out.dialects).href)), ...(await import(pathToFileURL(out.introspector).href)), source: 'esbuild bundle (bench/.work/)' };
-    }
-  }
-  return { ...(await import(pathToFileURL(built.dialects).href)), ...(await import(pathToFileURL(built.introspector).href)), source: 'dist/' };
-}
-
-/** mulberry32: a small seeded generator, so every run builds the same schema. */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const COLUMN_KINDS = [
   (i) => `c${i} integer DEFAULT ${i}`,
@@ -133,7 +84,7 @@ function median(values) {
 }
 
 async function main() {
-  const mods = await loadModules();
+  const mods = await importBuilt('dist/dialects/index.js', 'dist/dialects/postgresql/introspector.js');
   const dialect = mods.getDialect('postgresql');
   const dbName = `mtool_bench_${randomBytes(6).toString('hex')}`;
   const adminConn = await dialect.connect({ databaseName: 'bench-admin', url: serverUrl, root: tmpdir() });
@@ -147,7 +98,7 @@ async function main() {
     const buildStart = performance.now();
     // The simple query protocol takes several statements per call; batches keep setup quick.
     for (let i = 0; i < statements.length; i += 200) await conn.query(statements.slice(i, i + 200).join(';\n'));
-    log(`bench/introspect: built ${tableCount} tables (${statements.length} statements) in ${Math.round(performance.now() - buildStart)} ms; using ${mods.source}`);
+    log(`bench/introspect: built ${tableCount} tables (${statements.length} statements) in ${Math.round(performance.now() - buildStart)} ms; using dist/`);
 
     await mods.introspectPostgres(conn); // warm-up: catalog caches, plans
     const times = [];

@@ -15,53 +15,16 @@
  *   node bench/splitter.mjs [megabytes=20] [--json]
  * Exit code 0 on PASS, 1 on FAIL.
  *
- * Uses the built splitter (dist/parser/split-statements.js). When dist is missing or older than
- * src/parser, it runs `npx tsc -p tsconfig.json`; if that fails (someone's half-written file),
- * it bundles src/parser with esbuild into bench/.work/ instead and says so.
+ * Uses the built splitter (dist/parser/split-statements.js): run `npm run build` first
+ * (`npm run bench` does).
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { importBuilt, random } from './lib/built.mjs';
 
 const TARGET_RATIO = 10;
 const megabytes = Number(process.argv.slice(2).find((a) => /^\d+(\.\d+)?$/.test(a)) ?? 20);
 const json = process.argv.includes('--json');
-const root = fileURLToPath(new URL('..', import.meta.url));
 const log = (line) => process.stderr.write(`${line}\n`);
-
-/** Import the built splitter, building it first when needed. */
-async function loadSplitter() {
-  const built = `${root}dist/parser/split-statements.js`;
-  const sourceDir = `${root}src/parser`;
-  const newestSource = Math.max(...readdirSync(sourceDir).map((f) => statSync(`${sourceDir}/${f}`).mtimeMs));
-  if (!existsSync(built) || statSync(built).mtimeMs < newestSource) {
-    log('bench/splitter: dist is missing or stale; building with npx tsc -p tsconfig.json');
-    const tsc = spawnSync('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: root, encoding: 'utf8' });
-    if (tsc.status !== 0) {
-      log('bench/splitter: tsc failed (errors outside src/parser?); FALLBACK: bundling src/parser/split-statements.ts with esbuild');
-      log(tsc.stdout.split('\n').slice(0, 5).join('\n'));
-      mkdirSync(`${root}bench/.work`, { recursive: true });
-      const out = `${root}bench/.work/splitter.mjs`;
-      const esb = spawnSync('npx', ['esbuild', 'src/parser/split-statements.ts', '--bundle', '--platform=node', '--format=esm', `--outfile=${out}`, '--log-level=warning'], { cwd: root, encoding: 'utf8' });
-      if (esb.status !== 0) throw new Error(`esbuild failed: ${esb.stderr}`);
-      return { ...(await import(pathToFileURL(out).href)), source: 'esbuild bundle (bench/.work/splitter.mjs)' };
-    }
-  }
-  return { ...(await import(pathToFileURL(built).href)), source: 'dist/parser/split-statements.js' };
-}
-
-/** mulberry32: a small seeded generator, so every run splits the same script. */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Statement makers: each returns the statement's text exactly as the splitter must return it. */
 const MAKERS = [
@@ -131,7 +94,8 @@ function timeInTurns(fns, runs) {
 /** Median over repetitions of `slow / fast`, each pair timed back to back. */
 const pairedRatio = (slow, fast) => median(slow.map((t, r) => t / fast[r]));
 
-const { splitStatements, source } = await loadSplitter();
+const source = 'dist/parser/split-statements.js';
+const { splitStatements } = await importBuilt(source);
 const require = createRequire(import.meta.url);
 const { splitQuery, postgreSplitterOptions } = require('dbgate-query-splitter');
 
