@@ -4,7 +4,7 @@ import { parseChdbUrl } from '../../src/dialects/clickhouse/chdb-url.js';
 import { ClickHouseError, parseClickHouseError } from '../../src/dialects/clickhouse/clickhouse-error.js';
 import { clickhouseQuoting } from '../../src/dialects/clickhouse/quoting.js';
 import { TEST_URLS, connectTo, serverStatus, useTestDatabase } from '../support/databases.js';
-import { silentServer } from './silent-server.js';
+import { secondsToGiveUp } from './silent-server.js';
 
 const ch = await serverStatus('clickhouse');
 
@@ -158,17 +158,9 @@ describe.skipIf(!ch.reachable)('clickhouse 18.16 over HTTP', () => {
   });
 
   it('gives up after connect_timeout on a server that never answers', async () => {
-    const silent = await silentServer();
-    try {
-      const started = Date.now();
-      const error = await connectTo('clickhouse', `http://127.0.0.1:${silent.port}/?connect_timeout=1`).catch((e: unknown) => e);
-      expect(error).toMatchObject({ code: 'MTOOL_CONNECTION' });
-      const elapsed = Date.now() - started;
-      expect(elapsed).toBeGreaterThanOrEqual(900);
-      expect(elapsed).toBeLessThan(5000);
-    } finally {
-      await silent.close();
-    }
+    const seconds = await secondsToGiveUp((port) => connectTo('clickhouse', `http://127.0.0.1:${port}/?connect_timeout=1`));
+    expect(seconds).toBeGreaterThanOrEqual(0.9);
+    expect(seconds).toBeLessThan(5);
   });
 
   it('reports an unreachable server as MTOOL_CONNECTION', async () => {

@@ -1,8 +1,8 @@
-import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { importDriver } from '../../src/dialects/import-driver.js';
 import { getDialect } from '../../src/dialects/index.js';
 import { DATABASE_TYPES } from '../../src/dialects/types.js';
+import { moduleGraph } from '../support/module-graph.js';
 
 const DRIVERS = ['pg', 'mysql2', 'mysql2/promise', 'better-sqlite3', '@clickhouse/client', 'chdb'];
 
@@ -11,20 +11,10 @@ describe('driver loading', () => {
     // Bundle the registry's whole module graph (the lazily imported driver modules included,
     // inlined into one file) and look at how each driver is reached: only through a dynamic
     // import() inside connect, never a static import that would load at startup.
-    const result = await build({
-      entryPoints: ['src/dialects/index.ts'],
-      bundle: true,
-      write: false,
-      format: 'esm',
-      platform: 'node',
-      outdir: '/tmp/mtool-lazy-check',
-      metafile: true,
-      external: DRIVERS,
-      logLevel: 'silent',
-    });
-    const staticImports = Object.values(result.metafile.outputs).flatMap((o) => o.imports.filter((i) => i.kind === 'import-statement').map((i) => i.path));
+    const metafile = await moduleGraph('src/dialects/index.ts', { packages: DRIVERS });
+    const staticImports = Object.values(metafile.outputs).flatMap((o) => o.imports.filter((i) => i.kind === 'import-statement').map((i) => i.path));
     expect(staticImports.filter((p) => DRIVERS.includes(p))).toEqual([]);
-    const allDynamic = Object.values(result.metafile.outputs).flatMap((o) => o.imports.filter((i) => i.kind === 'dynamic-import' && DRIVERS.includes(i.path)).map((i) => i.path));
+    const allDynamic = Object.values(metafile.outputs).flatMap((o) => o.imports.filter((i) => i.kind === 'dynamic-import' && DRIVERS.includes(i.path)).map((i) => i.path));
     expect(new Set(allDynamic)).toEqual(new Set(['pg', 'mysql2/promise', 'better-sqlite3', '@clickhouse/client', 'chdb']));
   });
 

@@ -23,3 +23,22 @@ export async function silentServer(): Promise<{ port: number; close(): Promise<v
       }),
   };
 }
+
+/**
+ * Connect (with the URL's connect_timeout=1) to a silent server and return how long it took to
+ * give up, asserting that it failed as MTOOL_CONNECTION.
+ */
+export async function secondsToGiveUp(connect: (port: number) => Promise<unknown>): Promise<number> {
+  const silent = await silentServer();
+  try {
+    const started = Date.now();
+    const error = await connect(silent.port).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    if ((error as { code?: unknown } | undefined)?.code !== 'MTOOL_CONNECTION') throw new Error(`expected MTOOL_CONNECTION, got ${String(error)}`);
+    return (Date.now() - started) / 1000;
+  } finally {
+    await silent.close();
+  }
+}

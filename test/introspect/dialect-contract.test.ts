@@ -5,7 +5,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
+import { moduleGraph } from '../support/module-graph.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { getDialect } from '../../src/dialects/index.js';
 import { DATABASE_TYPES } from '../../src/dialects/types.js';
@@ -39,18 +39,8 @@ describe('Dialect schema members', () => {
   });
 
   it('reaches every introspector only through a dynamic import (loaded on the first introspect)', async () => {
-    const result = await build({
-      entryPoints: ['src/dialects/index.ts'],
-      bundle: true,
-      write: false,
-      format: 'esm',
-      platform: 'node',
-      outdir: '/tmp/mtool-dialect-contract',
-      metafile: true,
-      packages: 'external',
-      logLevel: 'silent',
-    });
-    const edges = Object.entries(result.metafile.inputs).flatMap(([from, input]) => input.imports.filter((i) => /\/introspector\.ts$/.test(i.path)).map((i) => ({ from, to: i.path, kind: i.kind })));
+    const metafile = await moduleGraph('src/dialects/index.ts', 'all-packages');
+    const edges = Object.entries(metafile.inputs).flatMap(([from, input]) => input.imports.filter((i) => /\/introspector\.ts$/.test(i.path)).map((i) => ({ from, to: i.path, kind: i.kind })));
     const reached = new Set(edges.map((e) => e.to));
     expect([...reached].sort()).toEqual(['src/dialects/clickhouse/introspector.ts', 'src/dialects/mysql/introspector.ts', 'src/dialects/postgresql/introspector.ts', 'src/dialects/sqlite/introspector.ts']);
     expect(edges.filter((e) => e.kind !== 'dynamic-import')).toEqual([]);
