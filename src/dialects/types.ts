@@ -20,6 +20,12 @@ export interface Capabilities {
   readonly transactions: boolean;
   /** SAVEPOINT / ROLLBACK TO SAVEPOINT work. */
   readonly savepoints: boolean;
+  /**
+   * One writer at a time for the whole database (SQLite): a transaction kept open across
+   * migrations blocks no writer that each migration would not block anyway, so `migrate` groups
+   * migrations into fewer commits.
+   */
+  readonly singleWriter: boolean;
   /** CREATE INDEX CONCURRENTLY exists. */
   readonly concurrentIndexes: boolean;
   /** Row-level `SELECT ... FOR UPDATE` or an equivalent atomic claim exists for the lock row. */

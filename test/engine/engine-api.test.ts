@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { disposeDialects } from '../../src/dialects/index.js';
 import { LockError } from '../../src/errors.js';
 import * as engine from '../../src/main/engine/engine.js';
-import type { EngineHooks } from '../../src/main/engine/executor.js';
+import type { EngineHooks } from '../../src/main/engine/hooks.js';
 import { MigrationFailedError } from '../../src/main/engine/migration-error.js';
 import { configureLogging, logger } from '../../src/main/log.js';
 import { migration } from './support/project.js';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
 import { loadConfig, selectDatabases } from '../../src/main/config/load-config.js';
 import * as engine from '../../src/main/engine/engine.js';
-import type { EngineHooks } from '../../src/main/engine/executor.js';
+import type { EngineHooks } from '../../src/main/engine/hooks.js';
 import { snapshotHooks } from '../../src/main/engine/snapshot-hook.js';
 import { configureLogging, logger } from '../../src/main/log.js';
 import { trackingTables } from '../../src/main/models/live-schema.js';

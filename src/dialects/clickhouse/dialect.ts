@@ -8,6 +8,7 @@ export const clickhouseCapabilities: Capabilities = {
   transactionalDdl: false,
   transactions: false,
   savepoints: false,
+  singleWriter: false,
   concurrentIndexes: false,
   atomicLock: false,
   schemas: false, // ClickHouse "databases" are the only namespace

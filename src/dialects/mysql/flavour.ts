@@ -16,6 +16,7 @@ const shared = {
   transactionalDdl: false, // every DDL statement commits implicitly
   transactions: true,
   savepoints: true,
+  singleWriter: false,
   concurrentIndexes: false,
   atomicLock: true, // InnoDB SELECT ... FOR UPDATE
   schemas: false, // a "schema" is a database

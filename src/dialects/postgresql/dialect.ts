@@ -8,6 +8,7 @@ export const postgresCapabilities: Capabilities = {
   transactionalDdl: true,
   transactions: true,
   savepoints: true,
+  singleWriter: false,
   concurrentIndexes: true,
   atomicLock: true,
   schemas: true,

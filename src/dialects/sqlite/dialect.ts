@@ -8,6 +8,7 @@ export const sqliteCapabilities: Capabilities = {
   transactionalDdl: true,
   transactions: true,
   savepoints: true,
+  singleWriter: true,
   concurrentIndexes: false,
   atomicLock: true, // BEGIN IMMEDIATE takes the database's write lock
   schemas: false,

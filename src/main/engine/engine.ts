@@ -4,7 +4,8 @@ import type { MigrationFile } from '../../parser/migration-file.js';
 import type { DatabaseEntry } from '../config/types.js';
 import type { Logger } from '../log.js';
 import { appliedBy, withLock, withSession, type DatabaseSession, type EngineRunContext } from './database-session.js';
-import { Executor, formatMs, type EngineHooks } from './executor.js';
+import { Executor, formatMs } from './executor.js';
+import type { AppliedMigration, EngineHooks, HookContext } from './hooks.js';
 import { ensureParsed, loadMigrations } from './load-migrations.js';
 import { currentVersion, planMigrate, planRollback, statusEntries, verifyApplied, type RollbackPlanOptions } from './planner.js';
 import type { HistoryResult, LockStatusResult, MigrationOutcome, MigrationRecord, RunResult, StatusResult, UnlockResult } from './types.js';
@@ -41,23 +42,54 @@ async function readFiles(entry: DatabaseEntry): Promise<MigrationFile[]> {
   return loadMigrations(entry.migrationsDir, { database: entry.name, dialect: getDialect(entry.type).splitDialect });
 }
 
-function executor(session: DatabaseSession, ctx: EngineContext, options: { perf?: boolean; verbose?: boolean }): Executor {
+/**
+ * How long `migrate` keeps adding migrations to one transaction where a single writer locks the
+ * whole database anyway (SQLite): each commit costs several fsyncs, so grouping makes a long batch
+ * several times faster while each migration still rolls back alone (savepoints). A crash loses at
+ * most this much work, and loses it whole.
+ */
+const GROUP_WINDOW_MS = 1000;
+
+function executor(
+  session: DatabaseSession,
+  ctx: EngineContext,
+  options: { perf?: boolean; verbose?: boolean },
+  onCommit?: (committed: readonly AppliedMigration[]) => Promise<void>,
+): Executor {
+  const caps = session.dialect.capabilities;
+  const group = onCommit !== undefined && caps.singleWriter && caps.transactionalDdl && caps.savepoints;
   return new Executor(session.conn, session.dialect, session.store, session.log, session.entry.name, {
     perf: options.perf ?? false,
     verbose: options.verbose ?? false,
     signal: ctx.run?.signal,
     appliedBy: appliedBy(),
+    ...(group ? { groupWindowMs: GROUP_WINDOW_MS } : {}),
+    ...(onCommit ? { onCommit } : {}),
   });
 }
 
-async function runHook(session: DatabaseSession, name: string, hook: () => Promise<void>): Promise<void> {
+/** Run a hook; its failure only warns (spec: snapshot write failure only logs a warning). */
+async function runHook(session: DatabaseSession, name: string, hook: () => Promise<void>, logTime = true): Promise<void> {
   const started = performance.now();
   try {
     await hook();
-    session.log.info(`${name} in ${formatMs(performance.now() - started)}`);
+    if (logTime) session.log.info(`${name} in ${formatMs(performance.now() - started)}`);
   } catch (error) {
     session.log.warn(`${name} failed; the migration itself is applied and recorded`, { error });
   }
+}
+
+async function afterBatch(
+  session: DatabaseSession,
+  hooks: EngineHooks | undefined,
+  context: HookContext,
+  applied: AppliedMigration[],
+  options: MigrateOptions,
+  failed: boolean,
+): Promise<void> {
+  if (applied.length === 0 || !hooks?.afterBatch) return;
+  const hook = hooks.afterBatch.bind(hooks);
+  await runHook(session, 'after-batch hook', () => hook({ ...context, applied, deferred: options.deferSnapshots ?? false, failed }));
 }
 
 /**
@@ -75,33 +107,52 @@ export async function migrate(entry: DatabaseEntry, ctx: EngineContext, options:
       verifyApplied(files, records, entry.name);
       const plan = planMigrate(files, records, entry.name, options);
       ensureParsed([...plan.versioned, ...plan.repeatables.map((r) => r.file)]);
-      const exec = executor(session, ctx, options);
+      const hooks = options.hooks;
+      const perMigration = hooks !== undefined && !options.deferSnapshots;
+      const context: HookContext = { database: entry.name, conn: session.conn, dialect: session.dialect };
+      const appliedNow: AppliedMigration[] = [];
       const outcomes: MigrationOutcome[] = [];
-      const appliedNow: { file: MigrationFile; record: MigrationRecord }[] = [];
+      // Commits are reported to the hooks between migrations, after the after-migration hook of
+      // the migration whose commit it was (the executor commits before it returns).
+      const uncounted: AppliedMigration[] = [];
+      const reportCommits = async (): Promise<void> => {
+        const versioned = uncounted.splice(0).filter((c) => c.file.kind === 'versioned');
+        appliedNow.push(...versioned);
+        if (perMigration && hooks.afterCommit && versioned.length > 0) {
+          const hook = hooks.afterCommit.bind(hooks);
+          await runHook(session, 'after-commit hook', () => hook({ ...context, committed: versioned }), false);
+        }
+      };
+      const exec = executor(session, ctx, options, async (committed) => void uncounted.push(...committed));
       if (plan.baseline) {
         for (const file of plan.versioned) outcomes.push(await exec.baseline(file));
       } else {
-        const hooks = options.hooks;
-        for (const file of plan.versioned) {
-          const { outcome, record } = await exec.apply(file);
-          outcomes.push(outcome);
-          appliedNow.push({ file, record });
-          if (hooks?.afterVersionedMigration && !options.deferSnapshots) {
-            const hook = hooks.afterVersionedMigration.bind(hooks);
-            await runHook(session, `after-migration hook for ${file.filename}`, () =>
-              hook({ database: entry.name, conn: session.conn, dialect: session.dialect, file, record }),
-            );
+        try {
+          for (const file of plan.versioned) {
+            if (perMigration && hooks.beforeVersionedMigration) {
+              const hook = hooks.beforeVersionedMigration.bind(hooks);
+              await runHook(session, `before-migration hook for ${file.filename}`, () => hook({ ...context, file }), false);
+            }
+            const { outcome, record } = await exec.apply(file);
+            outcomes.push(outcome);
+            if (perMigration && hooks.afterVersionedMigration) {
+              const hook = hooks.afterVersionedMigration.bind(hooks);
+              await runHook(session, `after-migration hook for ${file.filename}`, () => hook({ ...context, file, record }), false);
+            }
+            await reportCommits();
           }
+          // Before the repeatables: a snapshot is the schema the versioned migrations made (spec:
+          // repeatable migrations write no snapshot), deferred or not.
+          await exec.finish();
+          await reportCommits();
+        } catch (error) {
+          await reportCommits();
+          await afterBatch(session, hooks, context, appliedNow, options, true);
+          throw error;
         }
-        // Before the repeatables: a snapshot is the schema the versioned migrations made (spec:
-        // repeatable migrations write no snapshot), deferred or not.
-        if (appliedNow.length > 0 && hooks?.afterBatch) {
-          const hook = hooks.afterBatch.bind(hooks);
-          await runHook(session, 'after-batch hook', () =>
-            hook({ database: entry.name, conn: session.conn, dialect: session.dialect, applied: appliedNow, deferred: options.deferSnapshots ?? false }),
-          );
-        }
+        await afterBatch(session, hooks, context, appliedNow, options, false);
         for (const step of plan.repeatables) outcomes.push((await exec.apply(step.file, step.existing)).outcome);
+        await exec.finish();
       }
       const after = [...records, ...appliedNow.map((a) => a.record), ...(plan.baseline ? plan.versioned.map((f) => ({ version: f.version ?? null })) : [])];
       return {

@@ -7,39 +7,8 @@ import { MigrationFailedError, statementPreview, type ExecutedStatement } from '
 import type { RollbackStep } from './planner.js';
 import type { TrackingStore } from './tracking-store.js';
 import { beginsWithImplicitCommit, noTransactionReason } from './transaction-mode.js';
+import type { AppliedMigration } from './hooks.js';
 import type { MigrationOutcome, MigrationRecord } from './types.js';
-
-/** What a hook receives after versioned migrations were applied. */
-export interface AfterMigrationEvent {
-  database: string;
-  conn: Connection;
-  dialect: Dialect;
-  file: MigrationFile;
-  record: MigrationRecord;
-}
-
-export interface AfterBatchEvent {
-  database: string;
-  conn: Connection;
-  dialect: Dialect;
-  /** Versioned migrations applied in this run, in order (not baselined ones). */
-  applied: { file: MigrationFile; record: MigrationRecord }[];
-  /** `--defer-snapshots`: per-migration hooks were skipped; write the final state now. */
-  deferred: boolean;
-}
-
-/**
- * Extension points of `migrate`, for the schema-snapshot and model-state writers (spec: a
- * snapshot after each versioned migration; with `--defer-snapshots` only after the batch).
- * A hook that throws logs a warning and does not fail the migration (spec: "write failure only
- * logs a warning"). Hooks run while the lock is held.
- */
-export interface EngineHooks {
-  /** After each applied versioned migration, unless `--defer-snapshots`. */
-  afterVersionedMigration?(event: AfterMigrationEvent): Promise<void>;
-  /** Once after a run that applied at least one versioned migration. */
-  afterBatch?(event: AfterBatchEvent): Promise<void>;
-}
 
 export interface ExecutorOptions {
   /** Log each statement with its duration at INFO (`--perf`). */
@@ -49,9 +18,28 @@ export interface ExecutorOptions {
   signal: AbortSignal | undefined;
   /** `user@host`, written to `applied_by`. */
   appliedBy: string;
+  /**
+   * Group commit: consecutive migrations share one transaction, each in its own savepoint (so a
+   * failing one is still rolled back as a whole and the ones before it stay applied), and the
+   * group commits once it has been open this long, before a file that must run outside a
+   * transaction, and at {@link Executor.finish}. Only where DDL is transactional and savepoints
+   * exist; undefined: one transaction per migration.
+   */
+  groupWindowMs?: number;
+  /** After each commit that made applied migrations durable, with those migrations in order. */
+  onCommit?: (committed: readonly AppliedMigration[]) => Promise<void>;
 }
 
 type Direction = 'upgrade' | 'rollback';
+
+/** A migration applied inside the open group: enough to report it, or to apply it again alone. */
+interface GroupMember extends AppliedMigration {
+  /** The row a re-run repeatable replaced (update instead of insert). */
+  existing: MigrationRecord | undefined;
+}
+
+/** The one savepoint name: each migration releases it before the next takes it. */
+const SAVEPOINT = 'mtool_migration';
 
 const nextImmediate = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 /**
@@ -77,6 +65,8 @@ export class Executor {
   readonly #database: string;
   readonly #options: ExecutorOptions;
   #serverVersion: Promise<ServerVersion> | undefined;
+  /** The open group transaction: when it began and the migrations it holds. */
+  #group: { startedAt: number; members: GroupMember[] } | undefined;
 
   constructor(conn: Connection, dialect: Dialect, store: TrackingStore, log: Logger, database: string, options: ExecutorOptions) {
     this.#conn = conn;
@@ -89,16 +79,32 @@ export class Executor {
 
   /** Run a file's upgrade statements and record it (insert, or update the row of a re-run repeatable). */
   async apply(file: MigrationFile, existing?: MigrationRecord): Promise<{ outcome: MigrationOutcome; record: MigrationRecord }> {
+    return this.#apply(file, existing, this.#options.groupWindowMs !== undefined);
+  }
+
+  async #apply(file: MigrationFile, existing: MigrationRecord | undefined, grouped: boolean): Promise<{ outcome: MigrationOutcome; record: MigrationRecord }> {
     let record: MigrationRecord | undefined;
-    const { durationMs, outside } = await this.#runUnit(file, file.upgrade, 'upgrade', async (ms) => {
-      record = this.#recordFor(file, ms);
-      if (existing) await this.#store.update(record);
-      else await this.#store.insert(record);
-    });
+    const { durationMs, outside } = await this.#runUnit(
+      file,
+      file.upgrade,
+      'upgrade',
+      async (ms) => {
+        record = this.#recordFor(file, ms);
+        if (existing) await this.#store.update(record);
+        else await this.#store.insert(record);
+        return { file, record, existing };
+      },
+      grouped,
+    );
     return {
       outcome: { filename: file.filename, version: file.version ?? null, type: file.kind, action: 'applied', durationMs, ...(outside ? { outsideTransaction: true } : {}) },
       record: record as MigrationRecord,
     };
+  }
+
+  /** Commit the open group, if any (end of a run). */
+  async finish(): Promise<void> {
+    await this.#commitGroup();
   }
 
   /** Record a versioned file as applied without running it (`--baseline`). */
@@ -111,7 +117,10 @@ export class Executor {
   /** Run a file's rollback statements and remove its record. */
   async revert(step: RollbackStep): Promise<MigrationOutcome> {
     const { file, record } = step;
-    const { durationMs, outside } = await this.#runUnit(file, file.rollback ?? [], 'rollback', () => this.#store.remove(record));
+    const { durationMs, outside } = await this.#runUnit(file, file.rollback ?? [], 'rollback', async () => {
+      await this.#store.remove(record);
+      return undefined;
+    });
     return { filename: file.filename, version: file.version ?? null, type: file.kind, action: 'rolled_back', durationMs, ...(outside ? { outsideTransaction: true } : {}) };
   }
 
@@ -136,11 +145,18 @@ export class Executor {
     }
   }
 
+  /**
+   * Run one file's statements and write its record: in a transaction of its own, in a savepoint of
+   * the open group (`grouped`), or outside any transaction. Throws MigrationFailedError with the
+   * file rolled back where the database allows it; a group is committed or rolled back before
+   * anything is thrown, so no transaction stays open behind an error.
+   */
   async #runUnit(
     file: MigrationFile,
     statements: readonly SqlStatement[],
     direction: Direction,
-    writeRecord: (executionMs: number) => Promise<void>,
+    writeRecord: (executionMs: number) => Promise<GroupMember | undefined>,
+    grouped = false,
   ): Promise<{ durationMs: number; outside: boolean }> {
     const caps = this.#dialect.capabilities;
     // Without transactional DDL, a file starting with DDL would end its own transaction at once.
@@ -161,15 +177,27 @@ export class Executor {
         );
       }
     }
+    const inSavepoint = useTransaction && grouped && caps.transactionalDdl && caps.savepoints;
+    if (!inSavepoint) await this.#commitGroup();
     const label = direction === 'rollback' ? `rolling back ${file.filename}` : `applying ${file.filename}`;
     if (this.#options.verbose) this.#log.info(label);
     else this.#log.debug(label);
 
     const executed: ExecutedStatement[] = [];
     let current: SqlStatement | undefined;
+    let member: GroupMember | undefined;
+    let result: { durationMs: number; outside: boolean };
     const started = performance.now();
     this.#checkAbort();
-    if (useTransaction) await this.#conn.begin();
+    if (inSavepoint) {
+      if (!this.#group) {
+        await this.#conn.begin();
+        this.#group = { startedAt: started, members: [] };
+      }
+      await this.#conn.query(`SAVEPOINT ${SAVEPOINT}`);
+    } else if (useTransaction) {
+      await this.#conn.begin();
+    }
     try {
       for (const statement of statements) {
         this.#checkAbort();
@@ -179,21 +207,24 @@ export class Executor {
       }
       current = undefined;
       const durationMs = performance.now() - started;
-      await writeRecord(durationMs);
+      member = await writeRecord(durationMs);
       if (useTransaction) {
         // Let a pending SIGINT/SIGTERM handler run before the point of no return (synchronous
         // drivers such as better-sqlite3 never yield to the event loop otherwise).
         await yieldToEventLoop();
         this.#checkAbort();
-        await this.#conn.commit();
+        if (inSavepoint) await this.#conn.query(`RELEASE SAVEPOINT ${SAVEPOINT}`);
+        else await this.#conn.commit();
       }
       const done = `${direction === 'rollback' ? 'rolled back' : 'applied'} ${file.filename} in ${formatMs(durationMs)}`;
       if (this.#options.verbose) this.#log.info(done);
       else this.#log.debug(done);
-      return { durationMs, outside };
+      result = { durationMs, outside };
     } catch (error) {
       let rolledBack = false;
-      if (useTransaction) {
+      if (inSavepoint) {
+        rolledBack = await this.#abandonSavepoint(file);
+      } else if (useTransaction) {
         try {
           await this.#conn.rollback();
           rolledBack = caps.transactionalDdl;
@@ -203,6 +234,65 @@ export class Executor {
       }
       throw this.#failure(file, direction, error, current, executed, rolledBack, useTransaction);
     }
+    if (!inSavepoint) {
+      if (member) await this.#options.onCommit?.([{ file: member.file, record: member.record }]);
+    } else {
+      if (member) this.#group!.members.push(member);
+      if (performance.now() - this.#group!.startedAt >= this.#options.groupWindowMs!) await this.#commitGroup();
+    }
+    return result;
+  }
+
+  /**
+   * After a failure inside the group: roll the file back to its savepoint and commit the
+   * migrations before it. If that fails, the whole group is rolled back (none of it recorded).
+   * @returns whether the failed file's changes are gone.
+   */
+  async #abandonSavepoint(file: MigrationFile): Promise<boolean> {
+    try {
+      await this.#conn.query(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`);
+    } catch (rollbackError) {
+      this.#log.warn(`${file.filename}: ROLLBACK TO SAVEPOINT failed after an error; rolling back the migrations grouped with it`, { error: rollbackError });
+      const lost = this.#group?.members ?? [];
+      this.#group = undefined;
+      try {
+        await this.#conn.rollback();
+      } catch (error) {
+        this.#log.warn(`${file.filename}: ROLLBACK failed after an error`, { error });
+        return false;
+      }
+      if (lost.length > 0) this.#log.warn(`rolled back with it (not applied, not recorded): ${lost.map((m) => m.file.filename).join(', ')}`);
+      return true;
+    }
+    try {
+      await this.#commitGroup();
+    } catch (error) {
+      this.#log.warn(`committing the migrations grouped before ${file.filename} failed; run \`mtool history\` to see which of them are recorded`, { error });
+    }
+    return true;
+  }
+
+  /**
+   * Commit the open group and report its migrations. When the COMMIT fails (a deferred constraint
+   * checked only there, a busy database), the group is rolled back and its migrations are applied
+   * again one transaction each, so the one that cannot commit fails alone, as without grouping.
+   */
+  async #commitGroup(): Promise<void> {
+    const group = this.#group;
+    if (!group) return;
+    this.#group = undefined;
+    try {
+      await this.#conn.commit();
+    } catch (error) {
+      await this.#conn.rollback().catch(() => undefined);
+      if (group.members.length === 0) throw error;
+      this.#log.warn(
+        `committing ${group.members.length} grouped migration(s) failed (${error instanceof Error ? error.message : String(error)}); applying them again one transaction each`,
+      );
+      for (const member of group.members) await this.#apply(member.file, member.existing, false);
+      return;
+    }
+    if (group.members.length > 0) await this.#options.onCommit?.(group.members.map(({ file, record }) => ({ file, record })));
   }
 
   async #execute(file: MigrationFile, statement: SqlStatement): Promise<void> {

@@ -6,7 +6,8 @@ import type { DatabaseEntry } from '../config/types.js';
 import type { Logger } from '../log.js';
 import type { SnapshotWriter } from '../snapshot/snapshot-writer.js';
 import type { DatabaseCode, DdlSyntax, MigrationEffect } from './ddl-targets.js';
-import { formatMs, type EngineHooks } from './executor.js';
+import { formatMs } from './executor.js';
+import type { EngineHooks } from './hooks.js';
 
 export interface SnapshotHookOptions {
   /** Project root (`.mtool/schemas` lives under it). */

@@ -1,0 +1,63 @@
+import type { Connection, Dialect } from '../../dialects/types.js';
+import type { MigrationFile } from '../../parser/migration-file.js';
+import type { MigrationRecord } from './types.js';
+
+/** A versioned migration applied (and recorded) in this run. */
+export interface AppliedMigration {
+  file: MigrationFile;
+  record: MigrationRecord;
+}
+
+/** The database an event is about, and the connection `migrate` runs on. */
+export interface HookContext {
+  database: string;
+  conn: Connection;
+  dialect: Dialect;
+}
+
+/** Before a pending versioned migration runs. */
+export interface BeforeMigrationEvent extends HookContext {
+  file: MigrationFile;
+}
+
+/**
+ * After a versioned migration ran and its tracking row was written. Where migrations are grouped
+ * into one transaction (SQLite), it is not committed yet: see {@link EngineHooks.afterCommit}.
+ */
+export interface AfterMigrationEvent extends HookContext, AppliedMigration {}
+
+/** Versioned migrations that are now committed, in the order they ran. */
+export interface AfterCommitEvent extends HookContext {
+  committed: readonly AppliedMigration[];
+}
+
+export interface AfterBatchEvent extends HookContext {
+  /** Versioned migrations applied and committed in this run, in order (not baselined ones). */
+  applied: AppliedMigration[];
+  /** `--defer-snapshots`: the per-migration hooks were not called; write the final state now. */
+  deferred: boolean;
+  /** A versioned migration failed after those in `applied`; its changes were rolled back or need repair. */
+  failed: boolean;
+}
+
+/**
+ * Extension points of `migrate`, for the schema-snapshot and model-state writers (spec: a
+ * snapshot after each versioned migration; with `--defer-snapshots` only after the batch).
+ * A hook that throws logs a warning and does not fail the migration (spec: "write failure only
+ * logs a warning"). Hooks run while the lock is held, on the migration connection, between
+ * migrations: never while a statement of a migration runs.
+ *
+ * Order for each pending versioned migration, unless `--defer-snapshots`:
+ * `beforeVersionedMigration` → (the migration runs) → `afterVersionedMigration` → `afterCommit`
+ * once the transaction holding it commits (at once, or with the later migrations of its group).
+ * A migration that fails gets neither after-hook. `afterBatch` comes once, after the last
+ * commit, whenever at least one versioned migration was applied, also when a later one failed.
+ * The schema a hook reads between migrations includes every migration that ran before it,
+ * committed or not (same connection).
+ */
+export interface EngineHooks {
+  beforeVersionedMigration?(event: BeforeMigrationEvent): Promise<void>;
+  afterVersionedMigration?(event: AfterMigrationEvent): Promise<void>;
+  afterCommit?(event: AfterCommitEvent): Promise<void>;
+  afterBatch?(event: AfterBatchEvent): Promise<void>;
+}
