@@ -79,6 +79,14 @@ export interface Connection {
   begin(): Promise<void>;
   commit(): Promise<void>;
   rollback(): Promise<void>;
+  /**
+   * BEGIN and then `sql` in one round trip, where the protocol can (PostgreSQL's simple query
+   * protocol takes both in one message). An error is `sql`'s, and leaves the transaction open
+   * in the failed state: ROLLBACK it. Absent: call begin() and query().
+   */
+  beginWith?(sql: string): Promise<QueryResult>;
+  /** `sql` and then COMMIT in one round trip, where the protocol can. Absent: query() and commit(). */
+  commitWith?(sql: string): Promise<void>;
   /** Server version string, e.g. `15.19`, `10.11.19-MariaDB`, `18.16.1`. */
   serverVersion(): Promise<string>;
   close(): Promise<void>;

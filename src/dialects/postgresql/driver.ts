@@ -149,6 +149,9 @@ function connectHint(url: ConnectionUrl): string {
 }
 
 /** One pg pool client held for the life of the connection. */
+/** Sent before the first statement of a migration by {@link PostgresConnection.beginWith}. */
+const BEGIN_PREFIX = 'BEGIN;\n';
+
 class PostgresConnection implements Connection {
   readonly type = 'postgresql' as const;
   readonly databaseName: string;
@@ -196,6 +199,25 @@ class PostgresConnection implements Connection {
   async begin(): Promise<void> {
     await this.query('BEGIN');
     this.#inTransaction = true;
+  }
+
+  async beginWith(sql: string): Promise<QueryResult> {
+    this.#inTransaction = true;
+    try {
+      return await this.query(`${BEGIN_PREFIX}${sql}`);
+    } catch (error) {
+      // The server's position counts from the start of the whole message.
+      if (error instanceof PostgresError && error.position !== undefined && error.position > BEGIN_PREFIX.length) {
+        Object.defineProperty(error, 'position', { value: error.position - BEGIN_PREFIX.length });
+      }
+      throw error;
+    }
+  }
+
+  async commitWith(sql: string): Promise<void> {
+    // A failing `sql` skips the COMMIT and leaves the transaction open (failed): still in one.
+    await this.query(`${sql};\nCOMMIT`);
+    this.#inTransaction = false;
   }
 
   async commit(): Promise<void> {

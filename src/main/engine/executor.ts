@@ -88,11 +88,9 @@ export class Executor {
       file,
       file.upgrade,
       'upgrade',
-      async (ms) => {
+      (ms) => {
         record = this.#recordFor(file, ms);
-        if (existing) await this.#store.update(record);
-        else await this.#store.insert(record);
-        return { file, record, existing };
+        return { sql: existing ? this.#store.updateStatement(record) : this.#store.insertStatement(record), member: { file, record, existing } };
       },
       grouped,
     );
@@ -117,10 +115,7 @@ export class Executor {
   /** Run a file's rollback statements and remove its record. */
   async revert(step: RollbackStep): Promise<MigrationOutcome> {
     const { file, record } = step;
-    const { durationMs, outside } = await this.#runUnit(file, file.rollback ?? [], 'rollback', async () => {
-      await this.#store.remove(record);
-      return undefined;
-    });
+    const { durationMs, outside } = await this.#runUnit(file, file.rollback ?? [], 'rollback', () => ({ sql: this.#store.removeStatement(record) }));
     return { filename: file.filename, version: file.version ?? null, type: file.kind, action: 'rolled_back', durationMs, ...(outside ? { outsideTransaction: true } : {}) };
   }
 
@@ -155,7 +150,8 @@ export class Executor {
     file: MigrationFile,
     statements: readonly SqlStatement[],
     direction: Direction,
-    writeRecord: (executionMs: number) => Promise<GroupMember | undefined>,
+    /** The tracking statement to run after the file's statements (and what to report once committed). */
+    recordFor: (executionMs: number) => { sql: string; member?: GroupMember },
     grouped = false,
   ): Promise<{ durationMs: number; outside: boolean }> {
     const caps = this.#dialect.capabilities;
@@ -195,26 +191,40 @@ export class Executor {
         this.#group = { startedAt: started, members: [] };
       }
       await this.#conn.query(`SAVEPOINT ${SAVEPOINT}`);
-    } else if (useTransaction) {
+    }
+    // Where the driver can, BEGIN travels with the first statement and COMMIT with the tracking
+    // row: two round trips per single-statement migration instead of four.
+    const ownTransaction = useTransaction && !inSavepoint;
+    let begun = !ownTransaction;
+    if (ownTransaction && (!this.#conn.beginWith || statements.length === 0)) {
       await this.#conn.begin();
+      begun = true;
     }
     try {
       for (const statement of statements) {
         this.#checkAbort();
         current = statement;
-        await this.#execute(file, statement);
+        const beginWith = begun ? undefined : this.#conn.beginWith;
+        begun = true; // from here on a transaction is open, failed or not
+        await this.#execute(file, statement, beginWith);
         executed.push({ line: statement.line, text: statement.text });
       }
       current = undefined;
       const durationMs = performance.now() - started;
-      member = await writeRecord(durationMs);
+      const tracking = recordFor(durationMs);
+      member = tracking.member;
       if (useTransaction) {
         // Let a pending SIGINT/SIGTERM handler run before the point of no return (synchronous
         // drivers such as better-sqlite3 never yield to the event loop otherwise).
         await yieldToEventLoop();
         this.#checkAbort();
+      }
+      if (ownTransaction && this.#conn.commitWith) {
+        await this.#conn.commitWith(tracking.sql);
+      } else {
+        await this.#conn.query(tracking.sql);
         if (inSavepoint) await this.#conn.query(`RELEASE SAVEPOINT ${SAVEPOINT}`);
-        else await this.#conn.commit();
+        else if (useTransaction) await this.#conn.commit();
       }
       const done = `${direction === 'rollback' ? 'rolled back' : 'applied'} ${file.filename} in ${formatMs(durationMs)}`;
       if (this.#options.verbose) this.#log.info(done);
@@ -224,7 +234,7 @@ export class Executor {
       let rolledBack = false;
       if (inSavepoint) {
         rolledBack = await this.#abandonSavepoint(file);
-      } else if (useTransaction) {
+      } else if (useTransaction && begun) {
         try {
           await this.#conn.rollback();
           rolledBack = caps.transactionalDdl;
@@ -295,9 +305,11 @@ export class Executor {
     if (group.members.length > 0) await this.#options.onCommit?.(group.members.map(({ file, record }) => ({ file, record })));
   }
 
-  async #execute(file: MigrationFile, statement: SqlStatement): Promise<void> {
+  /** Run one statement; with `beginWith`, open the transaction in the same round trip. */
+  async #execute(file: MigrationFile, statement: SqlStatement, beginWith?: (sql: string) => Promise<unknown>): Promise<void> {
     const started = this.#options.perf ? performance.now() : 0;
-    await this.#conn.query(statement.text);
+    if (beginWith) await beginWith.call(this.#conn, statement.text);
+    else await this.#conn.query(statement.text);
     if (this.#options.perf) {
       this.#log.info(`perf ${formatMs(performance.now() - started)} ${file.filename}:${statement.line} ${statementPreview(statement.text)}`);
     }

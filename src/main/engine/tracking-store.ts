@@ -72,25 +72,38 @@ export class TrackingStore {
 
   /** Record a migration (first application). */
   async insert(record: MigrationRecord): Promise<void> {
-    if (this.#sql.writeMode === 'append') return this.#append(record, false);
-    const q = this.#dialect.quote;
-    await this.#conn.query(`INSERT INTO ${q.ident(this.#table)} (${RECORD_COLUMNS}) VALUES (${this.#recordValues(record, Math.round(record.executionMs)).join(', ')})`);
+    await this.#conn.query(this.insertStatement(record));
   }
 
   /** Update the row of a re-applied repeatable migration. */
   async update(record: MigrationRecord): Promise<void> {
-    if (this.#sql.writeMode === 'append') return this.#append(record, false);
-    const q = this.#dialect.quote;
-    await this.#conn.query(
-      `UPDATE ${q.ident(this.#table)} SET checksum = ${q.literal(record.checksum)}, description = ${q.literal(record.description)}, applied_at = ${this.#sql.timestamp(q, new Date(record.appliedAt))}, execution_ms = ${q.literal(Math.round(record.executionMs))}, applied_by = ${q.literal(record.appliedBy)} WHERE filename = ${q.literal(record.filename)}`,
-    );
+    await this.#conn.query(this.updateStatement(record));
   }
 
   /** Remove a record (rollback, downgrade). */
   async remove(record: MigrationRecord): Promise<void> {
-    if (this.#sql.writeMode === 'append') return this.#append(record, true);
+    await this.#conn.query(this.removeStatement(record));
+  }
+
+  /** The statement {@link insert} runs (the executor may send it with the COMMIT). */
+  insertStatement(record: MigrationRecord): string {
+    if (this.#sql.writeMode === 'append') return this.#appendStatement(record, false);
     const q = this.#dialect.quote;
-    await this.#conn.query(`DELETE FROM ${q.ident(this.#table)} WHERE filename = ${q.literal(record.filename)}`);
+    return `INSERT INTO ${q.ident(this.#table)} (${RECORD_COLUMNS}) VALUES (${this.#recordValues(record, Math.round(record.executionMs)).join(', ')})`;
+  }
+
+  /** The statement {@link update} runs. */
+  updateStatement(record: MigrationRecord): string {
+    if (this.#sql.writeMode === 'append') return this.#appendStatement(record, false);
+    const q = this.#dialect.quote;
+    return `UPDATE ${q.ident(this.#table)} SET checksum = ${q.literal(record.checksum)}, description = ${q.literal(record.description)}, applied_at = ${this.#sql.timestamp(q, new Date(record.appliedAt))}, execution_ms = ${q.literal(Math.round(record.executionMs))}, applied_by = ${q.literal(record.appliedBy)} WHERE filename = ${q.literal(record.filename)}`;
+  }
+
+  /** The statement {@link remove} runs. */
+  removeStatement(record: MigrationRecord): string {
+    if (this.#sql.writeMode === 'append') return this.#appendStatement(record, true);
+    const q = this.#dialect.quote;
+    return `DELETE FROM ${q.ident(this.#table)} WHERE filename = ${q.literal(record.filename)}`;
   }
 
   /** Strictly increasing per process: microseconds of wall clock, bumped when two calls share one. */
@@ -100,10 +113,10 @@ export class TrackingStore {
     return this.#lastSeq;
   }
 
-  async #append(record: MigrationRecord, deleted: boolean): Promise<void> {
+  #appendStatement(record: MigrationRecord, deleted: boolean): string {
     const q = this.#dialect.quote;
     const values = [...this.#recordValues(record, Math.max(0, Math.round(record.executionMs))), q.literal(this.nextSeq()), q.literal(deleted ? 1 : 0)];
-    await this.#conn.query(`INSERT INTO ${q.ident(this.#table)} (${RECORD_COLUMNS}, seq, deleted) VALUES (${values.join(', ')})`);
+    return `INSERT INTO ${q.ident(this.#table)} (${RECORD_COLUMNS}, seq, deleted) VALUES (${values.join(', ')})`;
   }
 
   /** SQL literals of a record's {@link RECORD_COLUMNS}, with `executionMs` as the caller rounds it. */
