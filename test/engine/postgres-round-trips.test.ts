@@ -78,6 +78,14 @@ describe.skipIf(!reachable)('PostgreSQL combined BEGIN / COMMIT', () => {
     expect(lines.map((l) => JSON.parse(l)).filter((r) => r.level === 'ERROR')).toEqual([]);
   });
 
+  it("a migration's own transaction commits asynchronously (SET LOCAL synchronous_commit off)", async () => {
+    const entry = testEntry(root, 'app', 'postgresql', db.url);
+    await put('app__0001_a.sql', migration(["CREATE TABLE seen AS SELECT current_setting('synchronous_commit') AS v"]));
+    await put('app__0002_b.sql', migration(["INSERT INTO seen SELECT current_setting('synchronous_commit')"]));
+    await engine.migrate(entry, { root, log: logger });
+    expect((await queryOnce(pg, db.url, 'SELECT v FROM seen')).map((r) => r.v)).toEqual(['off', 'off']);
+  });
+
   it('trace logs BEGIN, each statement and COMMIT on their own lines', async () => {
     const entry = testEntry(root, 'app', 'postgresql', db.url);
     await put('app__0001_a.sql', migration(['CREATE TABLE a (id integer)']));

@@ -149,8 +149,18 @@ function connectHint(url: ConnectionUrl): string {
 }
 
 /** One pg pool client held for the life of the connection. */
-/** Sent before the first statement of a migration by {@link PostgresConnection.beginWith}. */
-const BEGIN_PREFIX = 'BEGIN;\n';
+/**
+ * Sent before the first statement of a migration by {@link PostgresConnection.beginWith}.
+ *
+ * `synchronous_commit` off for the migration's own transaction: its COMMIT returns without waiting
+ * for the WAL flush (about a third of a small migration's time here). Still one transaction per
+ * migration, visible and atomic at once; what an asynchronous commit gives up is only that an
+ * operating-system or server crash within the next few hundred milliseconds may lose the newest
+ * migrations, each whole with its tracking row, never half. Nothing is lost once `migrate`
+ * returns: its last write, the lock release, commits synchronously, and that flushes the WAL up to
+ * it, every earlier commit included.
+ */
+const BEGIN_PREFIX = 'BEGIN;\nSET LOCAL synchronous_commit TO off;\n';
 
 class PostgresConnection implements Connection {
   readonly type = 'postgresql' as const;
