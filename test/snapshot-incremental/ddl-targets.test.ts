@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { getDialect } from '../../src/dialects/index.js';
-import { classifyStatement, ddlSyntax, migrationEffect, type StatementEffect } from '../../src/main/engine/ddl-targets.js';
+import { classifyStatement, ddlSyntax, declaresLooseReference, migrationEffect, type StatementEffect } from '../../src/main/engine/ddl-targets.js';
 import { emptySchema, normalizeIndex, type SchemaIR, type TableIR } from '../../src/schema/ir.js';
 
 const pg = ddlSyntax(getDialect('postgresql'));
@@ -124,8 +124,22 @@ describe('migrationEffect', () => {
     expect(migrationEffect(['DROP INDEX items_label'], pg, previous).kind).toBe('full');
     expect(migrationEffect(['DROP INDEX nowhere'], lite, previous).kind).toBe('full');
     expect(migrationEffect(['DROP TABLE mv'], ch, previous).kind).toBe('full');
-    expect(migrationEffect(['INSERT INTO users VALUES (1)'], pg, previous, { eventTriggers: false, dmlCode: true }).kind).toBe('full');
-    expect(migrationEffect(['CREATE TABLE t (id int)'], pg, previous, { eventTriggers: true, dmlCode: false }).kind).toBe('full');
+    expect(migrationEffect(['INSERT INTO users VALUES (1)'], pg, previous, { eventTriggers: false, dmlCode: true, dependents: false }).kind).toBe('full');
+    expect(migrationEffect(['CREATE TABLE t (id int)'], pg, previous, { eventTriggers: true, dmlCode: false, dependents: false }).kind).toBe('full');
     expect(migrationEffect(['CREATE TABLE t (id int)', 'CREATE VIEW v AS SELECT 1'], pg, previous).kind).toBe('full');
+  });
+});
+
+describe('declaresLooseReference', () => {
+  it('finds SQLite foreign keys without a column list, which follow their target\'s primary key', () => {
+    expect(declaresLooseReference(['CREATE TABLE posts (id integer PRIMARY KEY, user_id integer REFERENCES users)'], lite)).toBe(true);
+    expect(declaresLooseReference(['CREATE TABLE posts (user_id integer, FOREIGN KEY (user_id) REFERENCES "users" ON DELETE CASCADE)'], lite)).toBe(true);
+    expect(declaresLooseReference(['ALTER TABLE posts ADD COLUMN user_id integer REFERENCES [users]'], lite)).toBe(true);
+    expect(declaresLooseReference(['CREATE TABLE posts (user_id integer REFERENCES users (id), note text)'], lite)).toBe(false);
+    expect(declaresLooseReference(["CREATE TABLE posts (note text DEFAULT 'REFERENCES users')", '-- REFERENCES users\nSELECT 1'], lite)).toBe(false);
+    // Unreadable text is taken to declare one.
+    expect(declaresLooseReference(["CREATE TABLE posts (note text DEFAULT 'unterminated)"], lite)).toBe(true);
+    // Elsewhere the referenced columns are fixed when the key is created.
+    expect(declaresLooseReference(['CREATE TABLE posts (user_id int REFERENCES users)'], pg)).toBe(false);
   });
 });

@@ -1,8 +1,10 @@
 /**
  * Runs a batch of migrations through `engine.migrate` with the real snapshot hook, and after EACH
- * migration (while the lock is still held, on the same connection) introspects the whole database
- * and compares it with the snapshot the hook just wrote. Hook errors become warnings inside the
- * engine, so comparisons are collected here and asserted by the tests.
+ * migration (while the lock is still held, on the same connection) introspects the whole database.
+ * The hook writes its snapshots later (windowed reads, a background queue, only once committed):
+ * after the batch each snapshot file is compared with the introspection taken right after its
+ * migration. Hook errors become warnings inside the engine, so comparisons are collected here and
+ * asserted by the tests.
  */
 import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
@@ -17,10 +19,10 @@ import { canonicalJson } from '../../src/schema/canonical-json.js';
 import type { SchemaIR } from '../../src/schema/ir.js';
 import { tempProject } from '../support/temp-project.js';
 
-/** One migration's comparison: the snapshot against a full introspection right after it. */
+/** One migration's comparison: its snapshot against a full introspection right after it. */
 export interface Step {
   filename: string;
-  /** How the hook read the schema: `full`, `partial` or `none` (from its INFO line). */
+  /** How the hook found its schema: `full`, `partial` or `none` (from its DEBUG line). */
   introspection: string | undefined;
   snapshot: string;
   live: string;
@@ -39,11 +41,22 @@ export function captureLogs(): void {
 
 const body = (ir: SchemaIR) => canonicalJson({ tables: ir.tables, enums: ir.enums, indexes: ir.indexes, constraints: ir.constraints });
 
+export interface BatchRun {
+  /** One per migration that ran to its end (got its after-migration hook), in order. */
+  steps: Step[];
+  dir: string;
+  warnings: string[];
+  /** The batch's INFO line (count, bytes, reads ...). */
+  summary: Record<string, unknown> | undefined;
+  /** What `migrate` threw (a failing migration). */
+  error: unknown;
+}
+
 /**
  * Apply `migrations` (upgrade SQL of each, in order) as `app__0001_m1.sql` ... to the database at
- * `url`, checking every snapshot against the live schema.
+ * `url`, recording the live schema after every migration (unless `check: false`).
  */
-export async function runBatch(type: string, url: string, migrations: readonly string[], options: { check?: boolean } = {}): Promise<{ steps: Step[]; dir: string; warnings: string[] }> {
+export async function runBatch(type: string, url: string, migrations: readonly string[], options: { check?: boolean } = {}): Promise<BatchRun> {
   const files: Record<string, string> = {
     'mtool.config.ts': `import { databaseConfig } from 'mtool';\ndatabaseConfig({ databaseName: 'app', default: true, databaseType: '${type}', databaseUrl: ${JSON.stringify(url)} });\n`,
   };
@@ -54,19 +67,32 @@ export async function runBatch(type: string, url: string, migrations: readonly s
   const config = await loadConfig({ cwd: dir, env: {} });
   const entry = selectDatabases(config, {})[0]!;
   const inner = snapshotHooks({ root: dir, databases: config.databases, log: logger });
-  const steps: Step[] = [];
+  const ran: { id: string; filename: string; live: string }[] = [];
   const hooks: EngineHooks = {
+    beforeVersionedMigration: (event) => inner.beforeVersionedMigration!(event),
     async afterVersionedMigration(event) {
-      const before = lines.length;
       await inner.afterVersionedMigration!(event);
-      const written = lines.slice(before).map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => String(l.message).startsWith('snapshot written in'));
-      const snap = await readSnapshot(join(dir, '.mtool', 'schemas', `app__${event.file.version}_${event.file.description}.schema.json`));
       const live = options.check === false ? '' : body(await event.dialect.introspect(event.conn, { exclude: trackingTables(entry) }));
-      steps.push({ filename: event.file.filename, introspection: written?.introspection as string | undefined, snapshot: snap ? body(snap) : '(no snapshot)', live });
+      ran.push({ id: `app__${event.file.version}_${event.file.description}`, filename: event.file.filename, live });
     },
+    afterCommit: (event) => inner.afterCommit!(event),
     afterBatch: (event) => inner.afterBatch!(event),
   };
-  await engine.migrate(entry, { root: dir, log: logger }, { hooks });
-  const warnings = lines.map((l) => JSON.parse(l) as { level: string; message: string }).filter((l) => l.level === 'WARNING' && /snapshot|hook/i.test(l.message)).map((l) => l.message);
-  return { steps, dir, warnings };
+  let error: unknown;
+  try {
+    await engine.migrate(entry, { root: dir, log: logger }, { hooks });
+  } catch (e) {
+    error = e;
+  }
+  const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+  const steps: Step[] = [];
+  for (const { id, filename, live } of ran) {
+    const path = join(dir, '.mtool', 'schemas', `${id}.schema.json`);
+    const written = logged.find((l) => String(l.message).startsWith('snapshot written in') && l.file === path);
+    const snap = await readSnapshot(path, { log: { warn: () => undefined } });
+    steps.push({ filename, introspection: written?.introspection as string | undefined, snapshot: snap ? body(snap) : '(no snapshot)', live });
+  }
+  const warnings = logged.filter((l) => l.level === 'WARNING' && /snapshot|hook/i.test(String(l.message))).map((l) => String(l.message));
+  const summary = logged.find((l) => l.level === 'INFO' && / snapshots? written \(/.test(String(l.message)));
+  return { steps, dir, warnings, summary, error };
 }

@@ -26,9 +26,16 @@ export interface DdlSyntax {
    */
   readonly codeRunsDdl: boolean;
   /**
-   * A query returning one row `{ event_triggers, dml_code }` (booleans): enabled event triggers
-   * (any DDL may run more DDL: every migration is read in full) and triggers or rules (data
-   * statements may run DDL). Only where {@link codeRunsDdl}.
+   * A foreign key declared without columns refers to its target's primary key as it is when
+   * read (SQLite), so the referring table's IR changes with the target's: see
+   * {@link declaresLooseReference}.
+   */
+  readonly looseReferences: boolean;
+  /**
+   * A query returning one row `{ event_triggers, dml_code, dependents }` (booleans, or 0/1), read
+   * with {@link databaseCode}: enabled event triggers (any DDL may run more DDL: every migration is
+   * read in full), triggers or rules (data statements may run DDL), and tables whose IR follows
+   * another table's (see {@link DatabaseCode.dependents}). Where such things exist.
    */
   readonly codeCheck?: string;
 }
@@ -59,16 +66,36 @@ export type MigrationEffect =
   | { kind: 'partial'; tables: string[]; enums: boolean }
   | { kind: 'full'; reason: string };
 
-/** What the database itself may do on its own (see {@link DdlSyntax.codeCheck}). */
+/** What the database itself may do on its own, and how its tables hang together (see {@link DdlSyntax.codeCheck}). */
 export interface DatabaseCode {
   /** Event triggers: any DDL statement may run more DDL. */
   eventTriggers: boolean;
   /** Triggers or rules: a data statement may run DDL. */
   dmlCode: boolean;
+  /**
+   * Some table's IR changes when another table changes (PostgreSQL: an inheritance child gets
+   * the columns added to its parent; SQLite: a foreign key without columns follows its target's
+   * primary key). A partial introspection then returns such tables with the asked ones (see
+   * IntrospectOptions.tables), and only the migration that changed the other table explains them.
+   */
+  dependents: boolean;
+}
+
+/** Nothing of the kind: what databases without a {@link DdlSyntax.codeCheck} have. */
+export const NO_CODE: DatabaseCode = { eventTriggers: false, dmlCode: false, dependents: false };
+
+/** The row of a {@link DdlSyntax.codeCheck} query as {@link DatabaseCode}. */
+export function databaseCode(row: Record<string, unknown> | undefined): DatabaseCode {
+  const yes = (v: unknown) => v === true || v === 1 || v === 1n || v === '1' || v === 't';
+  return { eventTriggers: yes(row?.event_triggers), dmlCode: yes(row?.dml_code), dependents: yes(row?.dependents) };
 }
 
 const PG_CODE_CHECK = `SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_event_trigger WHERE evtenabled <> 'D') AS event_triggers,
-  (EXISTS (SELECT 1 FROM pg_catalog.pg_trigger WHERE NOT tgisinternal) OR EXISTS (SELECT 1 FROM pg_catalog.pg_rewrite r JOIN pg_catalog.pg_class c ON c.oid = r.ev_class WHERE c.relkind IN ('r', 'p') AND r.rulename <> '_RETURN')) AS dml_code`;
+  (EXISTS (SELECT 1 FROM pg_catalog.pg_trigger WHERE NOT tgisinternal) OR EXISTS (SELECT 1 FROM pg_catalog.pg_rewrite r JOIN pg_catalog.pg_class c ON c.oid = r.ev_class WHERE c.relkind IN ('r', 'p') AND r.rulename <> '_RETURN')) AS dml_code,
+  EXISTS (SELECT 1 FROM pg_catalog.pg_inherits i JOIN pg_catalog.pg_class c ON c.oid = i.inhrelid WHERE NOT c.relispartition) AS dependents`;
+
+const SQLITE_CODE_CHECK = `SELECT 0 AS event_triggers, 0 AS dml_code,
+  EXISTS (SELECT 1 FROM sqlite_schema m JOIN pragma_foreign_key_list(m.name) f WHERE m.type = 'table' AND f."to" IS NULL) AS dependents`;
 
 /** The recogniser's rules for a dialect, from its splitter preset and capabilities. */
 export function ddlSyntax(dialect: Pick<Dialect, 'splitDialect' | 'capabilities'>): DdlSyntax {
@@ -80,7 +107,8 @@ export function ddlSyntax(dialect: Pick<Dialect, 'splitDialect' | 'capabilities'
     schemas: dialect.capabilities.schemas,
     namedEnums: dialect.capabilities.namedEnums,
     codeRunsDdl: pg,
-    ...(pg ? { codeCheck: PG_CODE_CHECK } : {}),
+    looseReferences: dialect.splitDialect === 'sqlite',
+    ...(pg ? { codeCheck: PG_CODE_CHECK } : dialect.splitDialect === 'sqlite' ? { codeCheck: SQLITE_CODE_CHECK } : {}),
   };
 }
 
@@ -563,7 +591,7 @@ function dataStatement(c: Cursor, head: string): StatementEffect {
  * and any name of a view, materialized view or dictionary, make it `full`.
  * @example migrationEffect(file.upgrade.map((s) => s.text), ddlSyntax(dialect), previousIr)
  */
-export function migrationEffect(statements: readonly string[], syntax: DdlSyntax, previous: SchemaIR, code: DatabaseCode = { eventTriggers: false, dmlCode: false }): MigrationEffect {
+export function migrationEffect(statements: readonly string[], syntax: DdlSyntax, previous: SchemaIR, code: DatabaseCode = NO_CODE): MigrationEffect {
   if (code.eventTriggers) return { kind: 'full', reason: 'the database has event triggers, which may run DDL of their own' };
   const keys = new Set<string>();
   const created = new Set<string>();
@@ -637,4 +665,25 @@ function indexTables(ref: NameRef, syntax: DdlSyntax, previous: SchemaIR): strin
     if (!syntax.schemas || tableSchema === undefined || tableSchema === schema) owners.add(index.table);
   }
   return [...owners];
+}
+
+/**
+ * Whether the statements may declare a foreign key without a column list where such a key
+ * follows its target's primary key ({@link DdlSyntax.looseReferences}): a `REFERENCES name` not
+ * followed by `(`, or text the tokenizer does not read.
+ * @example declaresLooseReference(['CREATE TABLE posts (user_id int REFERENCES users)'], ddlSyntax(sqlite)) // true
+ */
+export function declaresLooseReference(statements: readonly string[], syntax: DdlSyntax): boolean {
+  if (!syntax.looseReferences) return false;
+  for (const text of statements) {
+    const tokens = tokenize(text, syntax.lexer);
+    if (!tokens) return true;
+    const c = new Cursor(tokens, syntax);
+    for (let k = 0; k < tokens.length; k++) {
+      if (!c.is('REFERENCES', k)) continue;
+      c.i = k + 1;
+      if (!c.name() || !c.isPunct('(')) return true;
+    }
+  }
+  return false;
 }

@@ -1,13 +1,13 @@
 import { performance } from 'node:perf_hooks';
 import type { Connection, Dialect } from '../../dialects/types.js';
+import { MtoolError } from '../../errors.js';
 import type { MigrationFile } from '../../parser/migration-file.js';
-import type { SchemaIR } from '../../schema/ir.js';
 import type { DatabaseEntry } from '../config/types.js';
 import type { Logger } from '../log.js';
-import type { SnapshotWriter } from '../snapshot/snapshot-writer.js';
-import type { DatabaseCode, DdlSyntax, MigrationEffect } from './ddl-targets.js';
+import type { SchemaWindow, WindowEntry } from '../snapshot/schema-window.js';
+import type { QueuedSnapshot, SnapshotQueue } from '../snapshot/snapshot-queue.js';
 import { formatMs } from './executor.js';
-import type { EngineHooks } from './hooks.js';
+import type { EngineHooks, HookContext } from './hooks.js';
 
 export interface SnapshotHookOptions {
   /** Project root (`.mtool/schemas` lives under it). */
@@ -17,19 +17,46 @@ export interface SnapshotHookOptions {
   log: Logger;
 }
 
-/** What the hook keeps about one database between the migrations of one batch. */
+/** The modules a batch with snapshots needs, loaded on its first migration. */
+type Modules = Awaited<ReturnType<typeof loadModules>>;
+
+const loadModules = async () => {
+  const [{ trackingTables }, { SnapshotWriter }, { SnapshotQueue }, { SchemaWindow }, targets] = await Promise.all([
+    import('../models/live-schema.js'),
+    import('../snapshot/snapshot-writer.js'),
+    import('../snapshot/snapshot-queue.js'),
+    import('../snapshot/schema-window.js'),
+    import('./ddl-targets.js'),
+  ]);
+  return { trackingTables, SnapshotWriter, SnapshotQueue, SchemaWindow, targets };
+};
+
+/** What the hook keeps about one database during one batch. */
 interface BatchState {
-  /** The session the state was read through: another connection starts over. */
+  /** The session the batch runs on: another connection is another batch. */
   conn: Connection;
-  writer: SnapshotWriter;
-  targets: typeof import('./ddl-targets.js');
-  syntax: DdlSyntax;
-  exclude: string[];
-  /** The schema as of the last snapshot written; its objects are never mutated (the writer keeps their text). */
-  ir?: SchemaIR;
-  /** Triggers and event triggers, read again after every migration read in full (only those can add them). */
-  code?: DatabaseCode;
+  dialect: Dialect;
+  entry: DatabaseEntry;
+  log: Logger;
+  modules: Modules;
+  queue: SnapshotQueue;
+  /** Unset until the next migration reads the schema in full (at the start, and after a failed read). */
+  window: SchemaWindow | undefined;
+  /** Applied migrations not yet handed to the queue: waiting for their read or their commit, in order. */
+  pending: QueuedSnapshot[];
+  committed: WeakSet<MigrationFile>;
+  /** Reads of windows that ended (a window keeps its own count). */
+  reads: { count: number; ms: number };
 }
+
+/**
+ * A window is read early, before a migration that does not need it, once the writer has nothing
+ * left to write and the window is this many times older than its last read took (and at least
+ * {@link EARLY_READ_MIN_MS}): snapshots then get written while migrations run, and the reads
+ * stay a small share of the batch.
+ */
+const EARLY_READ_FACTOR = 20;
+const EARLY_READ_MIN_MS = 50;
 
 /**
  * `migrate`'s schema snapshots (spec "Schema snapshot"): after each applied versioned migration
@@ -38,133 +65,186 @@ interface BatchState {
  * last migration of the batch. The engine never calls these hooks on `--dry-run` or for
  * repeatable migrations, and turns a thrown error into a warning (the migration stays applied).
  *
- * Within a batch the cost per migration follows what it changed, not the size of the schema: the
- * first snapshot introspects the whole database; each later one starts from the previous IR and
- * re-reads only the tables (or enum types) its statements touch (see ddl-targets.ts: anything
- * not recognised is read in full), and the snapshot writer reuses the text of unchanged objects
- * and the checksum it just wrote. A failed snapshot drops the kept state, so the next one reads
- * everything again. Logs `snapshot written in N ms` at INFO with `introspection`
- * (`full`, `partial` or `none`).
+ * A batch is a pipeline (engine hook order: before, after, commit; afterBatch at the end):
+ * - reads: the schema is read in full before the first migration; after that a
+ *   {@link SchemaWindow} re-reads only the tables migrations touched (ddl-targets.ts; anything not
+ *   recognised is read in full), lazily, one introspection for many migrations;
+ * - commits: a snapshot is queued only once its migration is committed (SQLite groups several
+ *   migrations into one transaction; a group rolled back never gets snapshots);
+ * - writes: a {@link SnapshotQueue} writes the files in the background while the next migrations
+ *   run, with one fsync for the batch (see its durability policy); `afterBatch` waits for it and
+ *   throws when a snapshot could not be read or written.
+ * Logs per file `snapshot written in N ms` at DEBUG (`introspection`: how its schema was found:
+ * `full`, `partial` or `none`) and one INFO line per batch with the count, bytes and times.
  * @example await engine.migrate(entry, ctx, { hooks: snapshotHooks({ root, databases: config.databases, log }) })
  */
 export function snapshotHooks(options: SnapshotHookOptions): EngineHooks {
   const states = new Map<string, BatchState>();
 
-  const write = async (database: string, conn: Connection, dialect: Dialect, file: MigrationFile, keep: boolean): Promise<void> => {
-    const entry = options.databases.find((d) => d.name === database);
-    if (!entry || file.version === undefined) return;
-    const started = performance.now();
+  const stateFor = async (event: HookContext): Promise<BatchState | undefined> => {
+    const current = states.get(event.database);
+    if (current?.conn === event.conn) return current;
+    const entry = options.databases.find((d) => d.name === event.database);
+    if (!entry) return undefined;
+    // Loaded here, not at the top: a migrate that applies nothing must not pay for them.
+    const modules = await loadModules();
     const log = options.log.child({ db_name: entry.name, db_type: entry.type });
-    let state = states.get(database);
-    if (!state || state.conn !== conn) {
-      // Loaded here, not at the top: a migrate that applies nothing must not pay for them.
-      const [{ trackingTables }, { SnapshotWriter }, targets] = await Promise.all([import('../models/live-schema.js'), import('../snapshot/snapshot-writer.js'), import('./ddl-targets.js')]);
-      state = { conn, writer: new SnapshotWriter(options.root, entry.name, entry.type), targets, syntax: targets.ddlSyntax(dialect), exclude: trackingTables(entry) };
-      states.set(database, state);
+    const writer = new modules.SnapshotWriter(options.root, entry.name, entry.type);
+    const queue = new modules.SnapshotQueue(writer, (item, written) =>
+      log.debug(`snapshot written in ${formatMs(written.ms)}`, { file: written.path, bytes: written.bytes, introspection: item.entry.kind }),
+    );
+    const state: BatchState = { conn: event.conn, dialect: event.dialect, entry, log, modules, queue, window: undefined, pending: [], committed: new WeakSet(), reads: { count: 0, ms: 0 } };
+    states.set(event.database, state);
+    return state;
+  };
+
+  const openWindow = (state: BatchState): Promise<SchemaWindow> => {
+    const { modules, dialect, conn } = state;
+    const { targets } = modules;
+    const syntax = targets.ddlSyntax(dialect);
+    const exclude = modules.trackingTables(state.entry);
+    return modules.SchemaWindow.open(
+      {
+        read: (tables) => dialect.introspect(conn, tables ? { exclude, tables } : { exclude }),
+        code: async () => (syntax.codeCheck ? targets.databaseCode((await conn.query(syntax.codeCheck)).rows[0]) : targets.NO_CODE),
+      },
+      targets,
+      syntax,
+    );
+  };
+
+  /** Hand the queue every leading snapshot that is both read and committed. */
+  const release = (state: BatchState): void => {
+    while (state.pending[0]?.entry.step && state.committed.has(state.pending[0].entry.file)) state.queue.push(state.pending.shift()!);
+  };
+
+  /**
+   * After a failed read the window's state is unknown: the snapshots still waiting for a read (and
+   * those after them, which build on theirs) are given up; the next migration reads in full.
+   */
+  const giveUp = (state: BatchState, error: unknown): never => {
+    const window = state.window;
+    if (window) {
+      state.reads.count += window.reads.count;
+      state.reads.ms += window.reads.ms;
     }
-    try {
-      const { ir, effect } = await nextSchema(state, dialect, file);
-      if (effect.kind === 'full' && state.ir) log.debug(`snapshot of ${file.filename}: whole schema read (${effect.reason})`);
-      const { path } = await state.writer.write({ migrationId: `${entry.name}__${file.version}_${file.description}`, schema: ir });
-      state.ir = ir;
-      if (!keep) states.delete(database);
-      log.info(`snapshot written in ${formatMs(performance.now() - started)}`, { file: path, introspection: effect.kind });
-    } catch (error) {
-      states.delete(database);
-      throw error;
-    }
+    state.window = undefined;
+    const at = state.pending.findIndex((p) => !p.entry.step);
+    const lost = at < 0 ? [] : state.pending.splice(at);
+    if (lost.length > 0) state.log.warn(`schema snapshots not written (the schema read failed): ${lost.map((p) => p.entry.file.filename).join(', ')}`);
+    throw error;
+  };
+
+  /** `--defer-snapshots`: the last migration's snapshot, read in full and written durably. */
+  const deferred = async (event: HookContext, file: MigrationFile): Promise<void> => {
+    const entry = options.databases.find((d) => d.name === event.database);
+    if (!entry) return;
+    const started = performance.now();
+    const modules = await loadModules();
+    const schema = await event.dialect.introspect(event.conn, { exclude: modules.trackingTables(entry) });
+    const writer = new modules.SnapshotWriter(options.root, entry.name, entry.type);
+    const { path, bytes } = await writer.write({ migrationId: migrationId(entry, file), schema });
+    options.log.child({ db_name: entry.name, db_type: entry.type }).info(`snapshot written in ${formatMs(performance.now() - started)}`, { file: path, bytes, introspection: 'full' });
   };
 
   return {
+    async beforeVersionedMigration(event) {
+      if (event.file.version === undefined) return;
+      const state = await stateFor(event);
+      if (!state) return;
+      try {
+        if (!state.window) state.window = await openWindow(state);
+        const window = state.window;
+        const oldest = window.oldest;
+        if (oldest && state.queue.idle && state.committed.has(oldest.file) && window.age >= Math.max(EARLY_READ_MIN_MS, EARLY_READ_FACTOR * window.reads.lastMs)) {
+          await window.flush();
+          release(state);
+        }
+        await window.before(event.file);
+        release(state);
+      } catch (error) {
+        giveUp(state, error);
+      }
+    },
+
     async afterVersionedMigration(event) {
-      await write(event.database, event.conn, event.dialect, event.file, true);
+      if (event.file.version === undefined) return;
+      const state = states.get(event.database);
+      // No window: the hook before this migration failed and said so.
+      if (state?.conn !== event.conn || !state.window) return;
+      let entry: WindowEntry;
+      try {
+        entry = await state.window.after(event.file);
+      } catch (error) {
+        return giveUp(state, error);
+      }
+      state.pending.push({ entry, migrationId: migrationId(state.entry, event.file), appliedAt: appliedAt(event.record.appliedAt) });
+      release(state);
     },
+
+    async afterCommit(event) {
+      const state = states.get(event.database);
+      if (state?.conn !== event.conn) return;
+      for (const c of event.committed) state.committed.add(c.file);
+      release(state);
+    },
+
     async afterBatch(event) {
-      const last = event.applied[event.applied.length - 1];
-      if (event.deferred && last) await write(event.database, event.conn, event.dialect, last.file, false);
+      const state = states.get(event.database);
       states.delete(event.database);
+      if (event.deferred) {
+        const last = event.applied[event.applied.length - 1];
+        if (last) await deferred(event, last.file);
+        return;
+      }
+      if (state?.conn !== event.conn) return;
+      let readError: unknown;
+      try {
+        await state.window?.flush();
+      } catch (error) {
+        readError = error;
+      }
+      if (state.window) {
+        state.reads.count += state.window.reads.count;
+        state.reads.ms += state.window.reads.ms;
+      }
+      for (const a of event.applied) state.committed.add(a.file);
+      release(state);
+      // What is left was not committed (rolled back with a failed migration's group) or not read.
+      const unwritten = state.pending.filter((p) => state.committed.has(p.entry.file)).map((p) => p.entry.file.filename);
+      const waitStart = performance.now();
+      const summary = await state.queue.finish();
+      const waitMs = performance.now() - waitStart;
+      state.log.info(`${summary.written} snapshot${summary.written === 1 ? '' : 's'} written (${megabytes(summary.bytes)}) in ${formatMs(summary.elapsedMs)}; migrate waited ${formatMs(waitMs)} for them`, {
+        count: summary.written,
+        bytes: summary.bytes,
+        write_ms: round(summary.elapsedMs),
+        wait_ms: round(waitMs),
+        reads: state.reads.count,
+        read_ms: round(state.reads.ms),
+      });
+      const failed = [...summary.failures.map((f) => `${f.filename} (${f.error instanceof Error ? f.error.message : String(f.error)})`), ...unwritten.map((f) => `${f} (its schema was not read)`)];
+      if (readError !== undefined || failed.length > 0) {
+        const why = readError !== undefined ? `reading the schema failed (${readError instanceof Error ? readError.message : String(readError)})` : '';
+        throw new MtoolError('MTOOL_SNAPSHOT', `schema snapshots of database '${state.entry.name}': ${[why, failed.length > 0 ? `not written: ${failed.join('; ')}` : ''].filter(Boolean).join('; ')}`, {
+          database: state.entry.name,
+          cause: readError ?? summary.failures[0]?.error,
+        });
+      }
     },
   };
 }
 
-/** The schema after `file`: introspected in full, or the kept IR with the touched tables re-read. */
-async function nextSchema(state: BatchState, dialect: Dialect, file: MigrationFile): Promise<{ ir: SchemaIR; effect: MigrationEffect }> {
-  const previous = state.ir;
-  if (!previous) {
-    state.code = undefined;
-    return { ir: await dialect.introspect(state.conn, { exclude: state.exclude }), effect: { kind: 'full', reason: 'first snapshot of the batch' } };
-  }
-  if (state.syntax.codeCheck && !state.code) {
-    const row = (await state.conn.query(state.syntax.codeCheck)).rows[0] ?? {};
-    state.code = { eventTriggers: row.event_triggers === true, dmlCode: row.dml_code === true };
-  }
-  const effect = state.targets.migrationEffect(
-    file.upgrade.map((s) => s.text),
-    state.syntax,
-    previous,
-    state.code,
-  );
-  switch (effect.kind) {
-    case 'none':
-      return { ir: previous, effect };
-    case 'full':
-      state.code = undefined;
-      return { ir: await dialect.introspect(state.conn, { exclude: state.exclude }), effect };
-    case 'partial': {
-      const asked = candidateKeys(effect.tables, previous, state.targets.asciiLower);
-      const part = await dialect.introspect(state.conn, { exclude: state.exclude, tables: asked });
-      return { ir: mergeTables(previous, part, asked), effect };
-    }
-  }
+const migrationId = (entry: DatabaseEntry, file: MigrationFile) => `${entry.name}__${file.version}_${file.description}`;
+
+/** The tracking row's time, when it reads as one; else now. */
+function appliedAt(text: string): Date {
+  const at = new Date(text);
+  return Number.isNaN(at.getTime()) ? new Date() : at;
 }
 
-/**
- * The keys to ask for: each key, its ASCII lower case, and every table of `previous` whose key
- * differs only in case (SQLite and MySQL compare some names without case; asking for a table
- * that did not change is harmless, missing one is not).
- */
-function candidateKeys(keys: readonly string[], previous: SchemaIR, asciiLower: (text: string) => string): string[] {
-  const wanted = new Set<string>();
-  const lowered = new Set<string>();
-  for (const key of keys) {
-    wanted.add(key);
-    wanted.add(asciiLower(key));
-    lowered.add(asciiLower(key));
-  }
-  for (const key of Object.keys(previous.tables)) if (lowered.has(asciiLower(key))) wanted.add(key);
-  return [...wanted];
-}
+const round = (ms: number) => Math.round(ms * 10) / 10;
 
-/**
- * `previous` with the entries of the asked tables and of the tables `part` returned (tables,
- * their indexes and constraints) replaced by `part`'s, and the enum types `part` read (PostgreSQL
- * reads them in full with any table list; other dialects have none). A dropped table simply is
- * not in `part`. Untouched objects are the same objects as in `previous`.
- */
-export function mergeTables(previous: SchemaIR, part: SchemaIR, asked: readonly string[]): SchemaIR {
-  const replaced = new Set([...asked, ...Object.keys(part.tables)]);
-  const keep = <T extends { table: string }>(map: Record<string, T>, fresh: Record<string, T>): Record<string, T> => {
-    const out: Record<string, T> = {};
-    for (const [key, value] of Object.entries(map)) if (!replaced.has(value.table)) out[key] = value;
-    return Object.assign(out, fresh);
-  };
-  const tables = { ...previous.tables };
-  for (const key of replaced) delete tables[key];
-  Object.assign(tables, part.tables);
-  return {
-    tables,
-    enums: sameEntries(previous.enums, part.enums),
-    indexes: keep(previous.indexes, part.indexes),
-    constraints: keep(previous.constraints, part.constraints),
-  };
-}
-
-/** `fresh`, with the objects of `old` kept where their content did not change (so their text is reused). */
-function sameEntries<T extends object>(old: Record<string, T>, fresh: Record<string, T>): Record<string, T> {
-  const out: Record<string, T> = {};
-  for (const [key, value] of Object.entries(fresh)) {
-    const before = old[key];
-    out[key] = before !== undefined && JSON.stringify(before) === JSON.stringify(value) ? before : value;
-  }
-  return out;
+function megabytes(bytes: number): string {
+  return bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${(bytes / 1e3).toFixed(1)} kB`;
 }

@@ -17,6 +17,15 @@ export interface BatchSnapshotInput {
   appliedAt?: Date;
 }
 
+/** How {@link SnapshotWriter.write} makes a file durable. */
+export interface SnapshotWriteOptions {
+  /**
+   * fsync the file and its folder before returning (default true). `false`: temp file, verify,
+   * rename only; the caller syncs (see snapshot-queue.ts for the batch policy).
+   */
+  sync?: boolean;
+}
+
 /** A snapshot file known to the writer: listed once, or written by it. */
 interface Known {
   path: string;
@@ -60,10 +69,11 @@ export class SnapshotWriter {
   }
 
   /**
-   * Write `.mtool/schemas/<migration id>.schema.json` atomically (temp file, fsync, verify, rename).
+   * Write `.mtool/schemas/<migration id>.schema.json` atomically (temp file, fsync unless
+   * `sync: false`, verify, rename).
    * @throws MtoolError `MTOOL_SNAPSHOT` for a malformed migration id or schema; file system errors as they come.
    */
-  async write(input: BatchSnapshotInput): Promise<{ path: string; checksum: string }> {
+  async write(input: BatchSnapshotInput, options: SnapshotWriteOptions = {}): Promise<{ path: string; checksum: string; bytes: number }> {
     const { versionText, description } = parseMigrationId(input.migrationId, this.#databaseName);
     checkSchemaShape(input.schema, `snapshot ${input.migrationId}`);
     const version = Number(versionText);
@@ -105,9 +115,9 @@ export class SnapshotWriter {
       await mkdir(dir, { recursive: true });
       this.#dirReady = true;
     }
-    await writeFileAtomic(path, bytes, { verify: true });
+    await writeFileAtomic(path, bytes, { verify: true, sync: options.sync !== false });
     this.#remember({ path, version, checksum });
-    return { path, checksum };
+    return { path, checksum, bytes: bytes.length };
   }
 
   /** The checksum of the latest intact snapshot of an earlier version, as writeSnapshot finds it. */

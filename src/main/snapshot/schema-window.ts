@@ -1,0 +1,324 @@
+import { performance } from 'node:perf_hooks';
+import { MtoolError } from '../../errors.js';
+import type { MigrationFile } from '../../parser/migration-file.js';
+import type { SchemaIR } from '../../schema/ir.js';
+import type { DatabaseCode, DdlSyntax, MigrationEffect } from '../engine/ddl-targets.js';
+
+/** How the schema after one migration follows from the schema after the one before it. */
+export type SchemaStep =
+  /** Unchanged (data only). */
+  | { kind: 'none' }
+  /** The previous schema with these tables (and, with `enums`, the enum types) replaced by `part`'s: see {@link mergeTables}. */
+  | { kind: 'partial'; part: SchemaIR; replaced: readonly string[]; enums: boolean }
+  /** Read in full. */
+  | { kind: 'full'; schema: SchemaIR };
+
+/** One applied migration, in the order applied; its step is set once the tables it touched are read. */
+export interface WindowEntry {
+  file: MigrationFile;
+  /** How its schema is found (the snapshot log's `introspection`). */
+  kind: MigrationEffect['kind'];
+  /** The schema before it, when it is the first migration after the window (re)started. */
+  start?: SchemaIR;
+  step?: SchemaStep;
+}
+
+/** What the window needs from the database: reads on the migration connection. */
+export interface SchemaReader {
+  /** Introspect every table, or only `tables` (IntrospectOptions.tables). */
+  read(tables?: readonly string[]): Promise<SchemaIR>;
+  /** The {@link DdlSyntax.codeCheck} answer (no dependents, no code where the dialect has none). */
+  code(): Promise<DatabaseCode>;
+}
+
+type Targets = Pick<typeof import('../engine/ddl-targets.js'), 'migrationEffect' | 'declaresLooseReference' | 'asciiLower'>;
+
+/**
+ * The schema after each migration of a batch, read lazily: instead of introspecting after every
+ * migration, the window keeps the tables touched since the last read ("dirty") and reads them
+ * all at once, when a migration is about to touch one of them again, when it cannot be resolved
+ * against the last read (or is `full`), when the caller wants the snapshots (end of batch, idle
+ * writer), or when some table's IR follows another's ({@link DatabaseCode.dependents}: then every
+ * migration is read on its own, as before windows).
+ *
+ * Why that is exact: within a window each table is touched by at most one migration, so a table
+ * read at the end of the window is as that migration left it; the schema after migration j is
+ * the last read, plus the re-read tables of the window's migrations up to j, the other tables
+ * keeping their state from before the window (absent when created later). A migration's effect
+ * (ddl-targets' `migrationEffect`) is resolved against the last read, which is stale only for
+ * dirty tables: an answer naming a dirty table, or `full` (a table created in the window is not
+ * in the last read, nor an index created in it), is computed again after a read.
+ * @example const w = await SchemaWindow.open(reader, targets, syntax); await w.before(file); ...; const entry = await w.after(file); await w.flush();
+ */
+export class SchemaWindow {
+  readonly #reader: SchemaReader;
+  readonly #targets: Targets;
+  readonly #syntax: DdlSyntax;
+  /** The schema as of the last read, with every read migration applied. */
+  #base: SchemaIR;
+  #code: DatabaseCode;
+  /** Set until the first migration after the window started takes it as its `start`. */
+  #start: SchemaIR | undefined;
+  /** Migrations waiting for a read, with the table keys each asks for (exact, and ASCII lower case). */
+  #open: { entry: WindowEntry; keys: string[]; enums: boolean }[] = [];
+  #dirty = new Set<string>();
+  #enumsDirty = false;
+  /** A migration of the window declared a foreign key that follows its target: read each alone from now on. */
+  #looseReference = false;
+  #planned: { file: MigrationFile; effect: MigrationEffect } | undefined;
+  #openedAt = 0;
+  /** Reads done (partial or full) and the time they took, for the caller's log. */
+  readonly reads = { count: 0, ms: 0, lastMs: 0 };
+
+  private constructor(reader: SchemaReader, targets: Targets, syntax: DdlSyntax, base: SchemaIR, code: DatabaseCode) {
+    this.#reader = reader;
+    this.#targets = targets;
+    this.#syntax = syntax;
+    this.#base = base;
+    this.#start = base;
+    this.#code = code;
+  }
+
+  /** Read the schema in full: the state before the first migration of the window. */
+  static async open(reader: SchemaReader, targets: Targets, syntax: DdlSyntax): Promise<SchemaWindow> {
+    const started = performance.now();
+    const base = await reader.read();
+    const window = new SchemaWindow(reader, targets, syntax, base, await reader.code());
+    window.#timed(started);
+    return window;
+  }
+
+  /** Migrations waiting for a read. */
+  get waiting(): number {
+    return this.#open.length;
+  }
+
+  /** The oldest migration waiting for a read. */
+  get oldest(): WindowEntry | undefined {
+    return this.#open[0]?.entry;
+  }
+
+  /** Milliseconds since the first migration waiting for a read was added. */
+  get age(): number {
+    return this.#open.length === 0 ? 0 : performance.now() - this.#openedAt;
+  }
+
+  /** Before `file` runs: resolve its effect, reading the window first when the answer could depend on it. */
+  async before(file: MigrationFile): Promise<void> {
+    let effect = this.#effect(file);
+    if (this.#open.length > 0 && this.#needsRead(effect)) {
+      await this.flush();
+      effect = this.#effect(file);
+    }
+    this.#planned = { file, effect };
+  }
+
+  /**
+   * After `file` ran: its entry, with its step when known now (`none`; `full`, read at once).
+   * @throws MtoolError `MTOOL_SNAPSHOT` when {@link before} was not called for it.
+   */
+  async after(file: MigrationFile): Promise<WindowEntry> {
+    const planned = this.#planned;
+    this.#planned = undefined;
+    if (planned?.file !== file) {
+      throw new MtoolError('MTOOL_SNAPSHOT', `schema snapshot of ${file.filename}: the hook before it did not run, so what it changed is unknown; the next migration starts over with a full read`);
+    }
+    const { effect } = planned;
+    const entry: WindowEntry = { file, kind: effect.kind };
+    if (this.#start) {
+      entry.start = this.#start;
+      this.#start = undefined;
+    }
+    switch (effect.kind) {
+      case 'none':
+        entry.step = { kind: 'none' };
+        break;
+      case 'full': {
+        const started = performance.now();
+        this.#base = await this.#reader.read();
+        this.#code = await this.#reader.code();
+        this.#looseReference = false;
+        this.#timed(started);
+        entry.step = { kind: 'full', schema: this.#base };
+        break;
+      }
+      case 'partial': {
+        const keys = this.#candidateKeys(effect.tables);
+        if (this.#open.length === 0) this.#openedAt = performance.now();
+        this.#open.push({ entry, keys, enums: effect.enums });
+        for (const key of keys) this.#dirty.add(this.#targets.asciiLower(key));
+        this.#enumsDirty ||= effect.enums;
+        this.#looseReference ||= this.#targets.declaresLooseReference(file.upgrade.map((s) => s.text), this.#syntax);
+        break;
+      }
+    }
+    return entry;
+  }
+
+  /** Read the dirty tables (in one introspection) and give each waiting migration its step. */
+  async flush(): Promise<void> {
+    const open = this.#open;
+    if (open.length === 0) return;
+    const started = performance.now();
+    const asked = [...new Set(open.flatMap((o) => o.keys))];
+    const tableCount = Object.keys(this.#base.tables).length;
+    const inFull = readsInFull(asked.length, tableCount);
+    const read = asked.length === 0 && !open.some((o) => o.enums) ? undefined : await this.#reader.read(inFull ? undefined : asked);
+    this.#timed(started);
+    const byTable = read ? objectsByTable(read) : new Map<string, Owned>();
+    const owners = new Map<string, number>();
+    open.forEach((o, i) => o.keys.forEach((k) => owners.set(k, i)));
+    const parts = open.map(() => ({ tables: {}, enums: read?.enums ?? {}, indexes: {}, constraints: {} }) as SchemaIR);
+    const replaced = open.map((o) => [...o.keys]);
+    for (const [key, table] of Object.entries(read?.tables ?? {})) {
+      let owner = owners.get(key);
+      if (owner === undefined) {
+        if (inFull) continue; // not touched in the window: it is as the last read has it
+        // Dependent tables are read with the asked ones (IntrospectOptions.tables); the window
+        // reads migrations one by one where the database has them, so this one is the cause.
+        if (open.length > 1) {
+          throw new MtoolError('MTOOL_SNAPSHOT', `schema snapshot: reading ${asked.length} tables also returned '${key}', which none of the ${open.length} migrations read together touched, so which of them changed it is unknown`);
+        }
+        owner = 0;
+        replaced[0]!.push(key);
+      }
+      const part = parts[owner]!;
+      part.tables[key] = table;
+      const owned = byTable.get(key);
+      if (owned) {
+        Object.assign(part.indexes, owned.indexes);
+        Object.assign(part.constraints, owned.constraints);
+      }
+    }
+    open.forEach((o, i) => {
+      o.entry.step = { kind: 'partial', part: parts[i]!, replaced: replaced[i]!, enums: o.enums };
+    });
+    const union: SchemaIR = { tables: {}, enums: read?.enums ?? {}, indexes: {}, constraints: {} };
+    for (const part of parts) {
+      Object.assign(union.tables, part.tables);
+      Object.assign(union.indexes, part.indexes);
+      Object.assign(union.constraints, part.constraints);
+    }
+    this.#base = mergeTables(this.#base, union, replaced.flat(), open.some((o) => o.enums));
+    this.#open = [];
+    this.#dirty.clear();
+    this.#enumsDirty = false;
+  }
+
+  #timed(started: number): void {
+    const ms = performance.now() - started;
+    this.reads.count++;
+    this.reads.ms += ms;
+    this.reads.lastMs = ms;
+  }
+
+  #effect(file: MigrationFile): MigrationEffect {
+    return this.#targets.migrationEffect(
+      file.upgrade.map((s) => s.text),
+      this.#syntax,
+      this.#base,
+      this.#code,
+    );
+  }
+
+  /** Whether the window must be read before a migration with this effect (see the class comment). */
+  #needsRead(effect: MigrationEffect): boolean {
+    switch (effect.kind) {
+      case 'none':
+        return false;
+      case 'full':
+        return true;
+      case 'partial':
+        if (this.#code.dependents || this.#looseReference) return true;
+        if (effect.enums && this.#enumsDirty) return true;
+        return this.#candidateKeys(effect.tables).some((k) => this.#dirty.has(this.#targets.asciiLower(k)));
+    }
+  }
+
+  /**
+   * The keys to ask for: each key, its ASCII lower case, and every table of the last read whose
+   * key differs only in case (SQLite and MySQL compare some names without case; asking for a
+   * table that did not change is harmless, missing one is not).
+   */
+  #candidateKeys(keys: readonly string[]): string[] {
+    const lower = this.#targets.asciiLower;
+    const wanted = new Set<string>();
+    const lowered = new Set<string>();
+    for (const key of keys) {
+      wanted.add(key);
+      wanted.add(lower(key));
+      lowered.add(lower(key));
+    }
+    for (const key of Object.keys(this.#base.tables)) if (lowered.has(lower(key))) wanted.add(key);
+    return [...wanted];
+  }
+}
+
+/**
+ * Whether a read of `asked` table keys goes faster as one full introspection: catalog queries
+ * filtered by a long list of names cost more than reading everything once the list is a good
+ * part of the schema (PostgreSQL: 100 of 1000 tables read in part take longer than all 1000).
+ */
+function readsInFull(asked: number, tableCount: number): boolean {
+  return asked > 32 && asked * 4 > tableCount;
+}
+
+interface Owned {
+  indexes: SchemaIR['indexes'];
+  constraints: SchemaIR['constraints'];
+}
+
+function objectsByTable(ir: SchemaIR): Map<string, Owned> {
+  const out = new Map<string, Owned>();
+  const of = (table: string) => out.get(table) ?? out.set(table, { indexes: {}, constraints: {} }).get(table)!;
+  for (const [key, index] of Object.entries(ir.indexes)) of(index.table).indexes[key] = index;
+  for (const [key, constraint] of Object.entries(ir.constraints)) of(constraint.table).constraints[key] = constraint;
+  return out;
+}
+
+/** The schema after a step, from the schema before it. */
+export function applyStep(previous: SchemaIR, step: SchemaStep): SchemaIR {
+  switch (step.kind) {
+    case 'none':
+      return previous;
+    case 'full':
+      return step.schema;
+    case 'partial':
+      return mergeTables(previous, step.part, step.replaced, step.enums);
+  }
+}
+
+/**
+ * `previous` with the entries of the `replaced` tables and of the tables `part` holds (tables,
+ * their indexes and constraints) replaced by `part`'s, and with `enums`, the enum types `part`
+ * read (PostgreSQL reads them in full with any table list). A dropped table simply is not in
+ * `part`. Untouched objects are the same objects as in `previous` (the snapshot writer reuses
+ * their text).
+ */
+export function mergeTables(previous: SchemaIR, part: SchemaIR, replacedKeys: readonly string[], enums: boolean): SchemaIR {
+  const replaced = new Set([...replacedKeys, ...Object.keys(part.tables)]);
+  const keep = <T extends { table: string }>(map: Record<string, T>, fresh: Record<string, T>): Record<string, T> => {
+    const out: Record<string, T> = {};
+    for (const [key, value] of Object.entries(map)) if (!replaced.has(value.table)) out[key] = value;
+    return Object.assign(out, fresh);
+  };
+  const tables = { ...previous.tables };
+  for (const key of replaced) delete tables[key];
+  Object.assign(tables, part.tables);
+  return {
+    tables,
+    enums: enums ? sameEntries(previous.enums, part.enums) : previous.enums,
+    indexes: keep(previous.indexes, part.indexes),
+    constraints: keep(previous.constraints, part.constraints),
+  };
+}
+
+/** `fresh`, with the objects of `old` kept where their content did not change (so their text is reused). */
+function sameEntries<T extends object>(old: Record<string, T>, fresh: Record<string, T>): Record<string, T> {
+  const out: Record<string, T> = {};
+  for (const [key, value] of Object.entries(fresh)) {
+    const before = old[key];
+    out[key] = before !== undefined && JSON.stringify(before) === JSON.stringify(value) ? before : value;
+  }
+  return out;
+}

@@ -1,0 +1,122 @@
+import { dirname } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { SchemaIR } from '../../schema/ir.js';
+import { syncPath } from '../fs/atomic-write.js';
+import { applyStep, type WindowEntry } from './schema-window.js';
+import type { SnapshotWriter } from './snapshot-writer.js';
+
+/** One committed migration whose snapshot is to be written. */
+export interface QueuedSnapshot {
+  entry: WindowEntry;
+  migrationId: string;
+  appliedAt: Date;
+}
+
+/** What a batch of writes did, for the caller's log. */
+export interface QueueSummary {
+  written: number;
+  bytes: number;
+  /** From the first write's start to the end of {@link SnapshotQueue.finish}. */
+  elapsedMs: number;
+  /** Per failed snapshot: its migration file and the error. */
+  failures: { filename: string; error: unknown }[];
+}
+
+/** Each written file, as it is written (the per-file DEBUG line). */
+export type WrittenListener = (item: QueuedSnapshot, written: { path: string; bytes: number; ms: number }) => void;
+
+/**
+ * Writes the snapshots of one database's batch in the background, in the order they are pushed
+ * (the `previous_checksum` chain), while the following migrations run: `push` returns at once;
+ * the schema of each snapshot is built from the previous one and the entry's step
+ * ({@link applyStep}) just before its file is written, so waiting snapshots cost no memory beyond
+ * their steps.
+ *
+ * Durability policy of a batch: every file is atomic (temp file, verify, rename), but only the
+ * last file written is fsynced, with one fsync of the folder after it, in {@link finish}. A
+ * crash of the process at any moment leaves whole files (and temp files, which readers ignore).
+ * A power loss may leave an intermediate snapshot empty or truncated: readers reject a file whose
+ * JSON or checksum fails (`readSnapshot`), `findLatestSnapshot` falls back to the previous intact
+ * one, and the next writer chains past it. Once `finish` returns, the last snapshot (what
+ * `make-migrations` reads) is on disk. Thousands of fsyncs per batch would cost more than the
+ * migrations they describe.
+ * @example const q = new SnapshotQueue(writer); q.push({ entry, migrationId, appliedAt }); const summary = await q.finish();
+ */
+export class SnapshotQueue {
+  readonly #writer: SnapshotWriter;
+  readonly #onWritten: WrittenListener | undefined;
+  #items: QueuedSnapshot[] = [];
+  #running: Promise<void> | undefined;
+  /** The schema of the last snapshot pushed through (written or not). */
+  #schema: SchemaIR | undefined;
+  #lastPath: string | undefined;
+  #startedAt: number | undefined;
+  #written = 0;
+  #bytes = 0;
+  #failures: { filename: string; error: unknown }[] = [];
+
+  constructor(writer: SnapshotWriter, onWritten?: WrittenListener) {
+    this.#writer = writer;
+    this.#onWritten = onWritten;
+  }
+
+  /** Nothing is being written. */
+  get idle(): boolean {
+    return this.#running === undefined;
+  }
+
+  /** Queue a snapshot; the first entry, and any after a window restarted, carries its `start` schema. */
+  push(item: QueuedSnapshot): void {
+    this.#items.push(item);
+    this.#startedAt ??= performance.now();
+    this.#kick();
+  }
+
+  /** Start draining unless a drain runs (one that is ending starts again if items came in meanwhile). */
+  #kick(): void {
+    if (this.#running || this.#items.length === 0) return;
+    this.#running = this.#drain().finally(() => {
+      this.#running = undefined;
+      this.#kick();
+    });
+  }
+
+  /** Wait for every queued write, then make the last file and the folder durable. */
+  async finish(): Promise<QueueSummary> {
+    while (this.#running) await this.#running;
+    if (this.#lastPath) {
+      try {
+        await syncPath(this.#lastPath, 'file');
+        await syncPath(dirname(this.#lastPath), 'folder');
+      } catch (error) {
+        this.#failures.push({ filename: this.#lastPath, error });
+      }
+    }
+    return {
+      written: this.#written,
+      bytes: this.#bytes,
+      elapsedMs: this.#startedAt === undefined ? 0 : performance.now() - this.#startedAt,
+      failures: this.#failures,
+    };
+  }
+
+  async #drain(): Promise<void> {
+    for (let item = this.#items.shift(); item; item = this.#items.shift()) {
+      const { entry } = item;
+      const started = performance.now();
+      try {
+        const before = entry.start ?? this.#schema;
+        if (!before || !entry.step) throw new Error(`internal: snapshot of ${entry.file.filename} queued without ${before ? 'its step' : 'the schema before it'}`);
+        const schema = applyStep(before, entry.step);
+        this.#schema = schema;
+        const { path, bytes } = await this.#writer.write({ migrationId: item.migrationId, schema, appliedAt: item.appliedAt }, { sync: false });
+        this.#written++;
+        this.#bytes += bytes;
+        this.#lastPath = path;
+        this.#onWritten?.(item, { path, bytes, ms: performance.now() - started });
+      } catch (error) {
+        this.#failures.push({ filename: entry.file.filename, error });
+      }
+    }
+  }
+}
