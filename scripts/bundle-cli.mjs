@@ -16,7 +16,17 @@
  *   loads must exist once. `mtool/seed` logs through src/main/log.ts, whose level, JSON mode and
  *   registered secrets the CLI sets; `mtool` loads the statement splitter, which the CLI would
  *   otherwise load a second time from its own chunk;
- * - npm packages (`packages: 'external'`), loaded from node_modules as before.
+ * - npm packages other than {@link BUNDLED_PACKAGES}: loaded from node_modules as before.
+ *
+ * The npm packages a `migrate` or `status` loads on every run are bundled (see
+ * {@link BUNDLED_PACKAGES}): resolving and reading their ~100 small CommonJS files one by one
+ * cost 20-40 ms per command. esbuild wraps each of their files in a function that runs on first
+ * `require`, so a bundled package still initialises only when a command uses it: the drivers sit
+ * in chunks of their own behind the dialects' `import('pg')` / `import('mysql2/promise')`, and
+ * pino is reached only through `src/main/startup/bundled-pino.ts` on the first log record.
+ * Builtins they `require` go through a `require` made with `createRequire` (the banner below),
+ * since an ES module has none. Bundled pg's `lib/stream.js` runs with the global `Response` hidden
+ * (see {@link pgWithoutCloudflareProbe}).
  * `src/schema/schema-io.ts` is bundled although it lives under `src/schema/`: it is not public
  * API, no public module imports it, and it holds no class or state; bundled, its lazy import of
  * the dialect registry reaches the bundled dialects instead of a second copy in `dist/dialects/`.
@@ -28,7 +38,8 @@
  *   node scripts/bundle-cli.mjs
  */
 import { build } from 'esbuild';
-import { chmodSync, existsSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -83,6 +94,71 @@ const publicModules = {
   },
 };
 
+/**
+ * npm packages bundled into the CLI, with every package they import, when mtool's own code
+ * imports them: the logger, the argument parser and the PostgreSQL and MySQL/MariaDB drivers.
+ * Not bundled: better-sqlite3 (a native addon found through `bindings`, which reads the caller's
+ * file path) and chdb (native); piscina (its worker file is found by path); esbuild (a binary);
+ * and the packages no common command loads on every run (yaml, tinyglobby, @clickhouse/client,
+ * undici, prom-client, pg-query-stream): they stay as they are, loaded from node_modules.
+ */
+const BUNDLED_PACKAGES = new Set(['pino', 'sade', 'pg', 'mysql2']);
+/** Optional packages that bundled ones require only on paths mtool never takes: left external, never resolved at build time. */
+const NEVER_BUNDLED = new Set(['pg-native', 'pg-cloudflare']);
+const BUILTINS = new Set(builtinModules);
+
+function packageName(specifier) {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
+}
+
+/** Bundles {@link BUNDLED_PACKAGES} and what they import; leaves every other package and the builtins external. */
+const npmPackages = {
+  name: 'mtool-npm-packages',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.kind === 'entry-point') return undefined;
+      const name = packageName(args.path);
+      if (args.path.startsWith('node:') || BUILTINS.has(name)) return { path: args.path, external: true };
+      if (NEVER_BUNDLED.has(name)) return { path: args.path, external: true };
+      const fromPackage = args.importer.includes(`${sep}node_modules${sep}`);
+      if (fromPackage || BUNDLED_PACKAGES.has(name)) return undefined;
+      return { path: args.path, external: true };
+    });
+  },
+};
+
+/**
+ * pg decides at load time whether it runs in a Cloudflare Worker: on Node 20, which has no
+ * `navigator`, it then constructs a `Response`, and that first touch of the global loads Node's
+ * bundled undici (fetch): about 30 ms of every PostgreSQL command, for a check that can only say
+ * "no" in a Node CLI. The bundled copy of `pg/lib/stream.js` therefore runs with the global
+ * `Response` removed and puts the property back (the same lazy getter, untouched) right after;
+ * the module body is synchronous, so no other code sees the gap. If pg stops probing this way
+ * the file is bundled as it is, with a warning.
+ */
+const pgWithoutCloudflareProbe = {
+  name: 'mtool-pg-without-cloudflare-probe',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/]pg[\\/]lib[\\/]stream\.js$/ }, (args) => {
+      const code = readFileSync(args.path, 'utf8');
+      if (!code.includes('new Response(')) {
+        return { contents: code, loader: 'js', warnings: [{ text: 'pg/lib/stream.js no longer constructs a Response: drop pgWithoutCloudflareProbe from scripts/bundle-cli.mjs' }] };
+      }
+      const contents = [
+        "const mtoolResponse = Object.getOwnPropertyDescriptor(globalThis, 'Response');",
+        'if (mtoolResponse?.configurable) delete globalThis.Response;',
+        'try {',
+        code,
+        '} finally {',
+        "  if (mtoolResponse?.configurable) Object.defineProperty(globalThis, 'Response', mtoolResponse);",
+        '}',
+      ].join('\n');
+      return { contents, loader: 'js' };
+    });
+  },
+};
+
 rmSync(outdir, { recursive: true, force: true });
 const result = await build({
   absWorkingDir: root,
@@ -93,8 +169,9 @@ const result = await build({
   platform: 'node',
   target: 'node20',
   outdir,
-  packages: 'external',
-  plugins: [publicModules],
+  plugins: [publicModules, npmPackages, pgWithoutCloudflareProbe],
+  // Bundled CommonJS packages require builtins; an ES module has no `require` of its own.
+  banner: { js: "import { createRequire as mtoolCreateRequire } from 'node:module';\nconst require = mtoolCreateRequire(import.meta.url);" },
   // Maps name the source modules of every chunk (tests read them to see what a command loaded);
   // without their contents: the sources ship beside them in the repository, not in the package.
   sourcemap: true,

@@ -4,9 +4,13 @@ import { VERSION, versionText } from '../version.js';
 import { COMMANDS } from './commands/index.js';
 import type { CommandContext, CommandDescriptor, CommandInput, GlobalOptions, OptionSpec, OptionValues } from './commands/command.js';
 import type { LoadedConfig } from './config/types.js';
-import { configureLogging, LOG_LEVELS, logAlways, logger, loggingSettings, parseLogLevel, registerSecrets, scrubLogText } from './log.js';
+import { configureLogging, LOG_LEVELS, logAlways, logger, loggingSettings, parseLogLevel, registerSecrets, scrubLogText, usePino } from './log.js';
 import { renderResult } from './output.js';
 import { RunContext } from './run-context.js';
+import { bundledPino } from './startup/bundled-pino.js';
+
+// Run from the CLI bundle, log through the pino bundled with it (loaded on the first record).
+if (bundledPino) usePino(bundledPino);
 
 /**
  * The command line: `mtool [GLOBAL_OPTIONS] COMMAND [ARGS] [OPTIONS]`.

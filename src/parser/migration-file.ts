@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import type { SplitDialect } from '../dialects/types.js';
 import { MtoolError } from '../errors.js';
 import { classifyMigrationName, type MigrationKind } from './migration-name.js';
@@ -55,9 +55,16 @@ const DIRECTIVE = /^\s*--\s*mtool\s*:\s*(\S*)(.*)$/i;
 
 type Section = 'upgrade' | 'rollback';
 
+/**
+ * One-shot hashing (Node 20.12+): about three times faster than a Hash object per file, which
+ * counts when a `migrate` or `status` verifies a thousand applied files. A namespace lookup, so
+ * older Node 20 releases (without `crypto.hash`) fall back instead of failing to link.
+ */
+const hashOnce = (crypto as { hash?: (algorithm: string, data: string | Buffer, encoding: 'hex') => string }).hash;
+
 /** SHA-256 hex of file bytes: the checksum recorded when a migration is applied. */
 export function checksumOf(content: string | Buffer): string {
-  return createHash('sha256').update(content).digest('hex');
+  return hashOnce ? hashOnce('sha256', content, 'hex') : crypto.createHash('sha256').update(content).digest('hex');
 }
 
 /**

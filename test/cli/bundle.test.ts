@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -51,6 +52,43 @@ describe.runIf(built || process.env.CI === 'true')('the CLI bundle', () => {
     const code = scripts.map((name) => readFileSync(join(CLI_DIR, name), 'utf8')).join('\n');
     expect(code).toContain('from "../schema/columns.js"');
     expect(code).toContain('from "../errors.js"');
+  });
+
+  /** Source files (relative to the package root) of each bundle file, from its source map. */
+  const sourcesOf = (name: string): string[] =>
+    (JSON.parse(readFileSync(join(CLI_DIR, `${name}.map`), 'utf8')) as { sources: string[] }).sources.map((source) => relative(ROOT, resolve(CLI_DIR, source)));
+
+  it('bundles pino, sade, pg and mysql2 with their dependencies, and leaves native and path-bound packages to node_modules', () => {
+    const packages = new Set(
+      scripts
+        .flatMap(sourcesOf)
+        .filter((source) => source.startsWith('node_modules/'))
+        .map((source) => source.split('/')[1]),
+    );
+    for (const bundled of ['pino', 'sonic-boom', 'sade', 'mri', 'pg', 'pg-protocol', 'pg-pool', 'mysql2', 'iconv-lite']) {
+      expect(packages.has(bundled), bundled).toBe(true);
+    }
+    for (const external of ['better-sqlite3', 'bindings', 'chdb', 'piscina', 'esbuild', 'yaml', 'tinyglobby', 'undici', 'pg-native', 'pg-cloudflare']) {
+      expect(packages.has(external), external).toBe(false);
+    }
+    const code = scripts.map((name) => readFileSync(join(CLI_DIR, name), 'utf8')).join('\n');
+    expect(code).toContain('import("better-sqlite3")');
+  });
+
+  it("loads the bundled pg without pg's Cloudflare probe touching the global Response (which loads undici)", () => {
+    const chunk = scripts.find((name) => sourcesOf(name).includes('node_modules/pg/esm/index.mjs'));
+    expect(chunk, 'a chunk holds pg').toBeDefined();
+    const probe = (load: string) => {
+      // undici first: reading the global Response afterwards loads it.
+      const script = `${load}.then((pg) => console.log(JSON.stringify({ client: typeof (pg.default ?? pg).Client, undici: process.moduleLoadList.some((m) => m.includes('undici')), response: typeof Response })))`;
+      const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' });
+      expect(result.status, result.stderr).toBe(0);
+      return JSON.parse(result.stdout) as { client: string; undici: boolean; response: string };
+    };
+    // pg from node_modules does load undici: the check can fail.
+    expect(probe("import('pg')")).toEqual({ client: 'function', undici: true, response: 'function' });
+    // The bundled copy does not, and puts the global back.
+    expect(probe(`import(${JSON.stringify(pathToFileURL(join(CLI_DIR, chunk!)).href)})`)).toEqual({ client: 'function', undici: false, response: 'function' });
   });
 
   describe('worker pool', () => {

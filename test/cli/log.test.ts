@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it } from 'vitest';
-import { configureLogging, isoTimestampMicros, logAlways, logger, parseLogLevel, registerSecrets, scrubLogText } from '../../src/main/log.js';
+import { configureLogging, isoTimestampMicros, logAlways, logger, parseLogLevel, registerSecrets, scrubLogText, usePino } from '../../src/main/log.js';
 
 const lines: string[] = [];
 const sink = { write: (line: string) => void lines.push(line) };
@@ -9,7 +10,11 @@ function capture(level: string | number, json: boolean): void {
 }
 const records = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>);
 
-afterEach(() => configureLogging({ level: 'info', json: false, sink: undefined }));
+const nodeModulesPino = () => createRequire(import.meta.url)('pino') as typeof import('pino');
+afterEach(() => {
+  usePino(nodeModulesPino);
+  configureLogging({ level: 'info', json: false, sink: undefined });
+});
 
 describe('logger', () => {
   it('maps names and numbers to the spec levels', () => {
@@ -85,5 +90,24 @@ describe('logger', () => {
   it('prints timestamps with six fraction digits in UTC', () => {
     expect(isoTimestampMicros(Date.UTC(2026, 10, 21, 8, 30, 0, 123) + 0.4567)).toBe('2026-11-21T08:30:00.123456Z');
     expect(isoTimestampMicros(Date.UTC(2026, 0, 1))).toBe('2026-01-01T00:00:00.000000Z');
+  });
+
+  it('loads pino from the source usePino names, only when the first record passes the level filter', () => {
+    capture('warning', true);
+    const loads: string[] = [];
+    usePino(() => {
+      loads.push('pino');
+      return nodeModulesPino();
+    });
+    logger.info('filtered out');
+    logger.debug('filtered out');
+    expect(loads).toEqual([]);
+    logger.warn('written');
+    logger.error('written too');
+    expect(loads).toEqual(['pino']);
+    expect(records().map((r) => [r.level, r.message])).toEqual([
+      ['WARNING', 'written'],
+      ['ERROR', 'written too'],
+    ]);
   });
 });

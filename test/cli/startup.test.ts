@@ -49,8 +49,9 @@ describe('start-up imports', () => {
     const modules = await loadedModules(['--version']);
     expect(await loadedSources(modules)).toEqual(['src/main/bin.ts', 'src/version.ts']);
     expect(modules.some((m) => m.includes('/node_modules/'))).toBe(false);
-    // The bundle's entry plus the version chunk (and at most one re-export stub esbuild adds).
-    expect(mtoolFiles(modules).length).toBeLessThanOrEqual(3);
+    // The bundle's entry plus the version chunk, at most one re-export stub esbuild adds, and
+    // esbuild's runtime helpers (the bundled CommonJS packages need them; no source of their own).
+    expect(mtoolFiles(modules).length).toBeLessThanOrEqual(4);
   });
 
   it('mtool --help reads the command line from a few bundle files, not one file per module', async () => {
