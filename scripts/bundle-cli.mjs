@@ -38,7 +38,7 @@
  *   node scripts/bundle-cli.mjs
  */
 import { build } from 'esbuild';
-import { chmodSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -159,7 +159,12 @@ const pgWithoutCloudflareProbe = {
   },
 };
 
-rmSync(outdir, { recursive: true, force: true });
+// Written beside dist/cli and swapped in when complete: the tests and benches of other work on
+// the same tree run dist/cli/bin.js while a build runs, and emptying dist/cli first left it
+// missing for the whole build. (Beside it, at the same depth, so `../<path>.js` still holds.)
+const staging = join(dist, `cli.next-${process.pid}`);
+const retired = join(dist, `cli.old-${process.pid}`);
+rmSync(staging, { recursive: true, force: true });
 const result = await build({
   absWorkingDir: root,
   entryPoints: { bin: 'src/main/bin.ts', 'parse-worker': 'src/workers/parse-worker.ts' },
@@ -168,7 +173,7 @@ const result = await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  outdir,
+  outdir: staging,
   plugins: [publicModules, npmPackages, pgWithoutCloudflareProbe],
   // Bundled CommonJS packages require builtins; an ES module has no `require` of its own.
   banner: { js: "import { createRequire as mtoolCreateRequire } from 'node:module';\nconst require = mtoolCreateRequire(import.meta.url);" },
@@ -181,6 +186,9 @@ const result = await build({
 });
 
 // The relative specifiers above hold only if nothing was written into a subfolder.
-const nested = Object.keys(result.metafile.outputs).filter((file) => dirname(resolve(root, file)) !== outdir);
+const nested = Object.keys(result.metafile.outputs).filter((file) => dirname(resolve(root, file)) !== staging);
 if (nested.length > 0) throw new Error(`bundle-cli: outputs must sit directly in dist/cli/, found ${nested.join(', ')}`);
-chmodSync(join(outdir, 'bin.js'), 0o755);
+chmodSync(join(staging, 'bin.js'), 0o755);
+if (existsSync(outdir)) renameSync(outdir, retired);
+renameSync(staging, outdir);
+rmSync(retired, { recursive: true, force: true });
