@@ -2,15 +2,16 @@
 // What a schema snapshot per applied migration costs: `mtool migrate` of N small migrations
 // (`CREATE TABLE t_i (id integer primary key, name text)`) as it runs by default (one snapshot
 // after each migration) against `mtool migrate --defer-snapshots` (one snapshot at the end), on
-// PostgreSQL and SQLite. Prints both wall times and their ratio per engine.
+// PostgreSQL, MariaDB and SQLite. Prints both wall times and their ratio per engine.
 //
-//   npm run build && node bench/snapshot-batch.mjs [--n 300] [--engines postgresql,sqlite] [--reps 1] [--json]
+//   npm run build && node bench/snapshot-batch.mjs [--n 300] [--engines postgresql,mariadb,sqlite] [--reps 1] [--json]
 //
-// Each apply gets a fresh database (a new PostgreSQL database, a new SQLite file) and an empty
-// `.mtool` folder; afterwards the bench checks that N t_* tables exist and that the snapshots
-// written are N (default) or 1 (deferred), so neither run can pass by doing less. Times are the
-// whole `node dist/cli/bin.js migrate` process, start-up included. The median of --reps runs.
-// PostgreSQL comes from MTOOL_TEST_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres).
+// Each apply gets a fresh database (bench/peers/engines.mjs) and an empty `.mtool` folder;
+// afterwards the bench checks that N t_* tables exist and that the snapshots written are N
+// (default) or 1 (deferred), so neither run can pass by doing less. Times are the whole
+// `node dist/cli/bin.js migrate` process, start-up included. The median of --reps runs; the two
+// modes take turns within each repetition. With --log the last default run's batch line (count,
+// bytes, write and wait times) is printed too.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,6 +20,7 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { mariadb, postgresql, sqlite } from './peers/engines.mjs';
 
 const repoRoot = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const bin = join(repoRoot, 'dist', 'cli', 'bin.js');
@@ -27,9 +29,10 @@ const workDir = join(repoRoot, 'bench', '.work', 'snapshot-batch');
 const { values: opts } = parseArgs({
   options: {
     n: { type: 'string', default: '300' },
-    engines: { type: 'string', default: 'postgresql,sqlite' },
+    engines: { type: 'string', default: 'postgresql,mariadb,sqlite' },
     reps: { type: 'string', default: '1' },
     json: { type: 'boolean', default: false },
+    log: { type: 'boolean', default: false },
   },
 });
 const n = Number(opts.n);
@@ -37,52 +40,15 @@ const reps = Number(opts.reps);
 if (!Number.isInteger(n) || n < 1) throw new Error(`--n must be a positive integer, got ${opts.n}`);
 if (!Number.isInteger(reps) || reps < 1) throw new Error(`--reps must be a positive integer, got ${opts.reps}`);
 if (!existsSync(bin)) throw new Error(`${bin} is missing: build first (npm run build)`);
-const pgServer = process.env.MTOOL_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
-/** A fresh database per apply, and how to count its t_* tables. */
-const engines = {
-  postgresql: {
-    async fresh() {
-      const name = `mtool_bench_${randomBytes(5).toString('hex')}`;
-      await pgAdmin(pgServer, `CREATE DATABASE ${name}`);
-      const url = new URL(pgServer);
-      url.pathname = `/${name}`;
-      return {
-        url: url.href,
-        count: async () => Number((await pgAdmin(url.href, `SELECT count(*) AS n FROM pg_tables WHERE tablename LIKE 't\\_%'`))[0].n),
-        drop: () => pgAdmin(pgServer, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
-      };
-    },
-  },
-  sqlite: {
-    async fresh(dir) {
-      const file = join(dir, `bench-${randomBytes(5).toString('hex')}.db`);
-      return {
-        url: `sqlite:///${file}`,
-        count: async () => {
-          const { default: Database } = await import('better-sqlite3');
-          const db = new Database(file, { readonly: true });
-          try {
-            return db.prepare(`SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table' AND name LIKE 't\\_%' ESCAPE '\\'`).get().n;
-          } finally {
-            db.close();
-          }
-        },
-        drop: async () => rmSync(file, { force: true }),
-      };
-    },
-  },
-};
+const engines = { postgresql, mariadb, sqlite: sqlite(workDir) };
 
-async function pgAdmin(url, sql) {
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(sql)).rows;
-  } finally {
-    await client.end();
-  }
+/** The URL mtool's config takes for a fresh database of bench/peers/engines.mjs. */
+function mtoolUrl(db) {
+  if (db.engine === 'sqlite') return `sqlite:///${db.file}`;
+  const url = new URL(db.url.href);
+  url.protocol = db.engine === 'postgresql' ? 'postgresql:' : 'mysql:';
+  return url.href;
 }
 
 function writeProject(dir, engine, url) {
@@ -102,39 +68,47 @@ function writeProject(dir, engine, url) {
 async function applyOnce(engineName, deferred) {
   const dir = join(workDir, engineName, deferred ? 'defer' : 'each');
   mkdirSync(dir, { recursive: true });
-  const db = await engines[engineName].fresh(workDir);
+  const engine = engines[engineName];
+  const db = await engine.create(`mtool_bench_${randomBytes(5).toString('hex')}`);
   try {
-    writeProject(dir, engineName, db.url);
+    writeProject(dir, engineName, mtoolUrl(db));
     const args = [bin, 'migrate', ...(deferred ? ['--defer-snapshots'] : [])];
     const started = performance.now();
     const run = spawnSync(process.execPath, args, { cwd: dir, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
     const ms = performance.now() - started;
     if (run.status !== 0) throw new Error(`mtool migrate${deferred ? ' --defer-snapshots' : ''} on ${engineName} exited ${run.status}:\n${run.stderr.slice(-2000)}`);
-    const tables = await db.count();
+    const { tables } = await engine.count(db);
     const snapshots = readdirSync(join(dir, '.mtool', 'schemas')).filter((f) => f.endsWith('.schema.json')).length;
     const wanted = deferred ? 1 : n;
     if (tables !== n || snapshots !== wanted) throw new Error(`${engineName}${deferred ? ' deferred' : ''}: ${tables} t_* tables (want ${n}), ${snapshots} snapshots (want ${wanted})`);
-    return ms;
+    const batchLine = run.stderr.split('\n').find((l) => / snapshots? written \(/.test(l));
+    return { ms, batchLine };
   } finally {
-    await db.drop();
+    await engine.drop(db);
   }
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const results = [];
 for (const engineName of opts.engines.split(',')) {
-  if (!engines[engineName]) throw new Error(`unknown engine ${engineName} (postgresql, sqlite)`);
+  if (!engines[engineName]) throw new Error(`unknown engine ${engineName} (${Object.keys(engines).join(', ')})`);
   const each = [];
   const defer = [];
+  let batchLine;
   // Turns within each repetition, so a load spike on the machine spreads over both modes.
   for (let r = 0; r < reps; r++) {
-    each.push(await applyOnce(engineName, false));
-    defer.push(await applyOnce(engineName, true));
+    const run = await applyOnce(engineName, false);
+    each.push(run.ms);
+    batchLine = run.batchLine;
+    defer.push((await applyOnce(engineName, true)).ms);
   }
-  const row = { engine: engineName, n, eachMs: median(each), deferMs: median(defer) };
+  const row = { engine: engineName, n, eachMs: median(each), deferMs: median(defer), each, defer };
   row.ratio = row.eachMs / row.deferMs;
   results.push(row);
-  if (!opts.json) console.log(`${engineName.padEnd(10)} n=${n}  migrate ${(row.eachMs / 1000).toFixed(2)} s  --defer-snapshots ${(row.deferMs / 1000).toFixed(2)} s  ratio ${row.ratio.toFixed(2)}x`);
+  if (!opts.json) {
+    console.log(`${engineName.padEnd(10)} n=${n}  migrate ${(row.eachMs / 1000).toFixed(2)} s  --defer-snapshots ${(row.deferMs / 1000).toFixed(2)} s  ratio ${row.ratio.toFixed(2)}x`);
+    if (opts.log && batchLine) console.log(`  ${batchLine.trim()}`);
+  }
 }
 if (opts.json) console.log(JSON.stringify({ results, cpus: cpus().length, loadavg: loadavg() }, null, 2));
 else console.log(`(${cpus().length} cpus, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}, median of ${reps})`);

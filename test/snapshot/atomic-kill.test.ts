@@ -26,13 +26,14 @@ const realOpen = fsp.open;
 fsp.open = async (...args) => {
   const handle = await realOpen(...args);
   if (String(args[0]).endsWith('.tmp')) {
-    handle.writeFile = async (data) => {
-      const buf = Buffer.from(data);
-      for (let i = 0; i < buf.length; i += 65536) {
-        await handle.write(buf.subarray(i, i + 65536));
+    const write = handle.write.bind(handle);
+    handle.write = async (buffer, offset, length, position) => {
+      for (let i = 0; i < length; i += 65536) {
+        await write(buffer, offset + i, Math.min(65536, length - i), position + i);
         process.stdout.write('c');
         await new Promise((r) => setTimeout(r, 1));
       }
+      return { bytesWritten: length, buffer };
     };
   }
   return handle;

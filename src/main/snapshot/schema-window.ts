@@ -297,14 +297,16 @@ export function applyStep(previous: SchemaIR, step: SchemaStep): SchemaIR {
  */
 export function mergeTables(previous: SchemaIR, part: SchemaIR, replacedKeys: readonly string[], enums: boolean): SchemaIR {
   const replaced = new Set([...replacedKeys, ...Object.keys(part.tables)]);
+  // Plain loops: a batch merges once per migration over the whole schema.
   const keep = <T extends { table: string }>(map: Record<string, T>, fresh: Record<string, T>): Record<string, T> => {
     const out: Record<string, T> = {};
-    for (const [key, value] of Object.entries(map)) if (!replaced.has(value.table)) out[key] = value;
-    return Object.assign(out, fresh);
+    for (const key in map) if (!replaced.has(map[key]!.table)) out[key] = map[key]!;
+    for (const key in fresh) out[key] = fresh[key]!;
+    return out;
   };
-  const tables = { ...previous.tables };
-  for (const key of replaced) delete tables[key];
-  Object.assign(tables, part.tables);
+  const tables: SchemaIR['tables'] = {};
+  for (const key in previous.tables) if (!replaced.has(key)) tables[key] = previous.tables[key]!;
+  for (const key in part.tables) tables[key] = part.tables[key]!;
   return {
     tables,
     enums: enums ? sameEntries(previous.enums, part.enums) : previous.enums,

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { SchemaIR } from '../../schema/ir.js';
 import { syncPath } from '../fs/atomic-write.js';
 import { applyStep, type WindowEntry } from './schema-window.js';
-import type { SnapshotWriter } from './snapshot-writer.js';
+import type { SnapshotWriter, StagedSnapshot } from './snapshot-writer.js';
 
 /** One committed migration whose snapshot is to be written. */
 export interface QueuedSnapshot {
@@ -100,23 +100,61 @@ export class SnapshotQueue {
     };
   }
 
+  /**
+   * Stage each snapshot (layout and hash, on this thread) while the file before it is written (in
+   * the thread pool): one file under way at a time besides the one being staged.
+   */
   async #drain(): Promise<void> {
+    let writing: InFlight | undefined;
     for (let item = this.#items.shift(); item; item = this.#items.shift()) {
-      const { entry } = item;
       const started = performance.now();
+      let staging: InFlight | undefined;
       try {
-        const before = entry.start ?? this.#schema;
-        if (!before || !entry.step) throw new Error(`internal: snapshot of ${entry.file.filename} queued without ${before ? 'its step' : 'the schema before it'}`);
-        const schema = applyStep(before, entry.step);
+        const before = item.entry.start ?? this.#schema;
+        if (!before || !item.entry.step) throw new Error(`internal: snapshot of ${item.entry.file.filename} queued without ${before ? 'its step' : 'the schema before it'}`);
+        const schema = applyStep(before, item.entry.step);
         this.#schema = schema;
-        const { path, bytes } = await this.#writer.write({ migrationId: item.migrationId, schema, appliedAt: item.appliedAt }, { sync: false });
-        this.#written++;
-        this.#bytes += bytes;
-        this.#lastPath = path;
-        this.#onWritten?.(item, { path, bytes, ms: performance.now() - started });
+        staging = { item, schema, started, staged: await this.#stage(item, schema) };
       } catch (error) {
-        this.#failures.push({ filename: entry.file.filename, error });
+        this.#failures.push({ filename: item.entry.file.filename, error });
+      }
+      if (writing) await this.#settle(writing, staging);
+      writing = staging;
+    }
+    if (writing) await this.#settle(writing, undefined);
+  }
+
+  #stage(item: QueuedSnapshot, schema: SchemaIR): Promise<StagedSnapshot> {
+    return this.#writer.stage({ migrationId: item.migrationId, schema, appliedAt: item.appliedAt }, { sync: false });
+  }
+
+  /** Wait for `done`'s file; when it failed and `next` chained to it, stage `next` again. */
+  async #settle(done: InFlight, next: InFlight | undefined): Promise<void> {
+    const error = await done.staged.written;
+    if (error === undefined) {
+      this.#written++;
+      this.#bytes += done.staged.bytes;
+      this.#lastPath = done.staged.path;
+      this.#onWritten?.(done.item, { path: done.staged.path, bytes: done.staged.bytes, ms: performance.now() - done.started });
+      return;
+    }
+    this.#failures.push({ filename: done.item.entry.file.filename, error });
+    if (next && next.staged.previous === done.staged.checksum) {
+      await next.staged.written;
+      try {
+        next.staged = await this.#stage(next.item, next.schema);
+      } catch (restageError) {
+        // Its first write (chained to the lost file) stays; say why the chain is broken.
+        this.#failures.push({ filename: next.item.entry.file.filename, error: restageError });
       }
     }
   }
+}
+
+/** A staged snapshot whose file is being written. */
+interface InFlight {
+  item: QueuedSnapshot;
+  schema: SchemaIR;
+  started: number;
+  staged: StagedSnapshot;
 }

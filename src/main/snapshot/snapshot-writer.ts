@@ -26,6 +26,17 @@ export interface SnapshotWriteOptions {
   sync?: boolean;
 }
 
+/** A snapshot laid out and hashed, its file being written: see {@link SnapshotWriter.stage}. */
+export interface StagedSnapshot {
+  path: string;
+  checksum: string;
+  /** The `previous_checksum` it holds. */
+  previous: string | null;
+  bytes: number;
+  /** Resolves once the file is in place: to `undefined`, or to the error that kept it from being written. */
+  written: Promise<unknown>;
+}
+
 /** A snapshot file known to the writer: listed once, or written by it. */
 interface Known {
   path: string;
@@ -59,6 +70,11 @@ export class SnapshotWriter {
   /** Per map (`tables` ...): the keys, objects and text of the last snapshot. */
   #maps = new Map<string, { keys: string[]; values: unknown[]; pieces: Buffer[] }>();
   #dirReady = false;
+  /** Two reusable buffers for the bytes of files being written. */
+  #scratch: { memory: Buffer | undefined; busy: boolean }[] = [
+    { memory: undefined, busy: false },
+    { memory: undefined, busy: false },
+  ];
 
   constructor(root: string, databaseName: string, databaseType: DatabaseType, options: SnapshotLogOptions = {}) {
     if (!DATABASE_TYPES.includes(databaseType)) throw new MtoolError('MTOOL_SNAPSHOT', `snapshot for database '${databaseName}': unknown database type '${databaseType}'`);
@@ -74,6 +90,21 @@ export class SnapshotWriter {
    * @throws MtoolError `MTOOL_SNAPSHOT` for a malformed migration id or schema; file system errors as they come.
    */
   async write(input: BatchSnapshotInput, options: SnapshotWriteOptions = {}): Promise<{ path: string; checksum: string; bytes: number }> {
+    const staged = await this.stage(input, options);
+    const error = await staged.written;
+    if (error !== undefined) throw error;
+    return { path: staged.path, checksum: staged.checksum, bytes: staged.bytes };
+  }
+
+  /**
+   * Lay out and hash the snapshot now, and write its file in the background: the caller may stage
+   * the next snapshot while this one is written (its `previous_checksum` is this one's). Two files
+   * at most should be under way at once: their bytes live in the writer's two reusable buffers.
+   * When the file cannot be written the writer forgets it (a snapshot staged after it chained to
+   * it: stage that one again). `written` never rejects: it resolves to the error, if any.
+   * @throws MtoolError `MTOOL_SNAPSHOT` for a malformed migration id or schema; errors of the folder's listing or creation.
+   */
+  async stage(input: BatchSnapshotInput, options: SnapshotWriteOptions = {}): Promise<StagedSnapshot> {
     const { versionText, description } = parseMigrationId(input.migrationId, this.#databaseName);
     checkSchemaShape(input.schema, `snapshot ${input.migrationId}`);
     const version = Number(versionText);
@@ -107,17 +138,48 @@ export class SnapshotWriter {
       }
       if (key === 'checksum') [checksumStart, checksumEnd] = [start, length];
     });
-    const bytes = Buffer.concat(pieces, length);
-    const checksum = createHash('sha256').update(bytes.subarray(0, checksumStart)).update(bytes.subarray(checksumEnd)).digest('hex');
-    bytes.write(checksum, checksumEnd - COMMA.length - 1 - checksum.length, 'latin1');
-
     if (!this.#dirReady) {
       await mkdir(dir, { recursive: true });
       this.#dirReady = true;
     }
-    await writeFileAtomic(path, bytes, { verify: true, sync: options.sync !== false });
-    this.#remember({ path, version, checksum });
-    return { path, checksum, bytes: bytes.length };
+    const { bytes, release } = this.#assemble(pieces, length);
+    const checksum = createHash('sha256').update(bytes.subarray(0, checksumStart)).update(bytes.subarray(checksumEnd)).digest('hex');
+    bytes.write(checksum, checksumEnd - COMMA.length - 1 - checksum.length, 'latin1');
+    const replaced = this.#remember({ path, version, checksum });
+    const written = writeFileAtomic(path, bytes, { verify: true, sync: options.sync !== false }).then(
+      () => undefined,
+      (error: unknown) => {
+        this.#forget(path, checksum, replaced);
+        return error;
+      },
+    );
+    void written.finally(release);
+    return { path, checksum, previous, bytes: bytes.length, written };
+  }
+
+  /**
+   * The pieces laid end to end in one of two buffers kept between files (a batch writes hundreds
+   * of megabytes: fresh buffers would cost more in page faults and garbage collection than the
+   * copying); a fresh buffer when both hold files still being written.
+   */
+  #assemble(pieces: readonly Buffer[], length: number): { bytes: Buffer; release: () => void } {
+    const slot = this.#scratch.findIndex((s) => !s.busy);
+    let memory: Buffer;
+    let release = () => undefined as void;
+    if (slot < 0) {
+      memory = Buffer.allocUnsafe(length);
+    } else {
+      const scratch = this.#scratch[slot]!;
+      if (!scratch.memory || scratch.memory.length < length) scratch.memory = Buffer.allocUnsafe(Math.max(length, 2 * (scratch.memory?.length ?? 0)));
+      memory = scratch.memory;
+      scratch.busy = true;
+      release = () => {
+        scratch.busy = false;
+      };
+    }
+    let at = 0;
+    for (const piece of pieces) at += piece.copy(memory, at);
+    return { bytes: memory.subarray(0, length), release };
   }
 
   /** The checksum of the latest intact snapshot of an earlier version, as writeSnapshot finds it. */
@@ -132,12 +194,23 @@ export class SnapshotWriter {
     return null;
   }
 
-  #remember(entry: Known): void {
-    const known = (this.#known ??= []).filter((e) => e.path !== entry.path);
+  /** Record a file as written (replacing what was known of the same path, which is returned). */
+  #remember(entry: Known): Known | undefined {
+    const replaced = this.#known?.find((e) => e.path === entry.path);
+    const known = (this.#known ??= []).filter((e) => e !== replaced);
     let at = known.length;
     while (at > 0 && (known[at - 1]!.version > entry.version || (known[at - 1]!.version === entry.version && known[at - 1]!.path > entry.path))) at--;
     known.splice(at, 0, entry);
     this.#known = known;
+    return replaced;
+  }
+
+  /** A staged file could not be written: the file of that path is what was known before. */
+  #forget(path: string, checksum: string, replaced: Known | undefined): void {
+    const at = this.#known?.findIndex((e) => e.path === path && e.checksum === checksum) ?? -1;
+    if (at < 0) return;
+    this.#known!.splice(at, 1);
+    if (replaced) this.#remember(replaced);
   }
 
   /**
