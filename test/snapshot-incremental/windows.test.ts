@@ -1,0 +1,163 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { disposeDialects } from '../../src/dialects/index.js';
+import { listSnapshots, readSnapshot } from '../../src/main/snapshot/index.js';
+import { provision, TARGETS, targetReachable } from '../engine/support/targets.js';
+import { captureLogs, runBatch, type BatchRun } from './harness.js';
+
+captureLogs();
+afterAll(() => disposeDialects());
+
+/**
+ * Batches where the snapshot hook's read windows matter (see src/main/snapshot/schema-window.ts):
+ * a table changed again right after it was created or altered, indexes created and dropped in
+ * one window, renames, enum types, tables whose IR follows another table's, and failures in the
+ * middle of a batch. After each migration the harness introspects the whole database; every
+ * snapshot must equal that.
+ */
+const CASES: Record<string, string[]> = {
+  postgresql: [
+    `CREATE TABLE a (id int PRIMARY KEY)`,
+    `CREATE TABLE b (id int PRIMARY KEY)`,
+    `ALTER TABLE a ADD COLUMN x int`,
+    `INSERT INTO a (id) VALUES (1)`,
+    `CREATE INDEX a_x ON a (x)`,
+    `CREATE TABLE c (id int PRIMARY KEY, a_id int REFERENCES a (id))`,
+    `DROP INDEX a_x`,
+    `ALTER TABLE b ADD COLUMN y text`,
+    `CREATE TYPE mood AS ENUM ('calm')`,
+    `CREATE TABLE d (id int PRIMARY KEY, m mood)`,
+    `ALTER TYPE mood ADD VALUE 'busy'`,
+    `ALTER TABLE d ADD COLUMN n text`,
+    `ALTER TABLE b RENAME TO b2`,
+    `ALTER TABLE b2 ADD COLUMN z int`,
+    `DROP TABLE c`,
+    `CREATE TABLE c (id int PRIMARY KEY, note text)`,
+    `CREATE SCHEMA app`,
+    `CREATE TABLE app.items (id int PRIMARY KEY)`,
+    `CREATE TABLE items (id int PRIMARY KEY)`,
+    `ALTER TABLE app.items ADD COLUMN label text`,
+    `ALTER TABLE items ADD COLUMN other text`,
+    // Inheritance: from here on every migration is read on its own (a child follows its parent).
+    `CREATE TABLE parent (id int PRIMARY KEY, note text)`,
+    `CREATE TABLE child (extra int) INHERITS (parent)`,
+    `CREATE TABLE e (id int PRIMARY KEY)`,
+    `ALTER TABLE parent ADD COLUMN added int`,
+    `ALTER TABLE e ADD COLUMN f int`,
+    `ALTER TABLE parent ADD COLUMN again int`,
+  ],
+  mysql: [
+    `CREATE TABLE a (id int PRIMARY KEY)`,
+    `CREATE TABLE b (id int PRIMARY KEY)`,
+    `ALTER TABLE a ADD COLUMN x int`,
+    `CREATE INDEX a_x ON a (x)`,
+    `CREATE TABLE c (id int PRIMARY KEY, a_id int, CONSTRAINT fk_c_a FOREIGN KEY (a_id) REFERENCES a (id))`,
+    `DROP INDEX a_x ON a`,
+    `ALTER TABLE b ADD COLUMN y text, ADD INDEX b_y (y(10))`,
+    `INSERT INTO a (id) VALUES (1)`,
+    `RENAME TABLE b TO b2`,
+    `ALTER TABLE b2 ADD COLUMN z int`,
+    `CREATE TABLE \`Mixed\` (id int PRIMARY KEY)`,
+    `ALTER TABLE \`Mixed\` ADD COLUMN m int`,
+    `DROP TABLE c`,
+    `CREATE TABLE c (id int PRIMARY KEY, note text)`,
+  ],
+  sqlite: [
+    `CREATE TABLE a (id integer PRIMARY KEY)`,
+    `CREATE TABLE b (id integer PRIMARY KEY)`,
+    `ALTER TABLE a ADD COLUMN x int`,
+    `CREATE INDEX a_x ON a (x)`,
+    `DROP INDEX a_x`,
+    `CREATE TABLE "Mixed" (id integer PRIMARY KEY)`,
+    `ALTER TABLE mixed ADD COLUMN m int`,
+    `INSERT INTO a (id) VALUES (1)`,
+    `ALTER TABLE b RENAME TO b2`,
+    `ALTER TABLE b2 ADD COLUMN z int`,
+    `DROP TABLE b2`,
+    `CREATE TABLE b2 (id integer PRIMARY KEY, note text)`,
+    // A foreign key without columns follows users' primary key: read one by one from here on.
+    `CREATE TABLE users (id integer PRIMARY KEY)`,
+    `CREATE TABLE posts (id integer PRIMARY KEY, user_id integer REFERENCES users)`,
+    `CREATE TABLE tags (id integer PRIMARY KEY)`,
+    `DROP TABLE users`,
+    `CREATE TABLE users (uid integer PRIMARY KEY, email text)`,
+    `ALTER TABLE tags ADD COLUMN t text`,
+  ],
+};
+
+function expectEverySnapshotLive(run: BatchRun, count: number): void {
+  expect(run.steps).toHaveLength(count);
+  for (const step of run.steps) expect(step.snapshot, step.filename).toBe(step.live);
+}
+
+/** Snapshot files of the batch, in order. */
+const snapshotIds = async (dir: string) => (await listSnapshots(dir, 'app')).map((e) => e.migrationId);
+
+for (const [id, cases] of Object.entries(CASES)) {
+  const target = TARGETS.find((t) => t.id === id)!;
+  describe.skipIf(!(await targetReachable(target)))(`snapshot read windows (${id})`, () => {
+    it('gives every migration the schema right after it, however migrations share read windows', async () => {
+      const db = await provision(target);
+      try {
+        const run = await runBatch(target.type, db.url, cases);
+        expect(run.error).toBeUndefined();
+        expect(run.warnings).toEqual([]);
+        expectEverySnapshotLive(run, cases.length);
+        // Fewer reads than migrations: most share a window.
+        expect(Number(run.summary?.reads)).toBeLessThan(cases.length);
+        let previous: string | null = null;
+        for (const entry of await listSnapshots(run.dir, 'app')) {
+          const snap = await readSnapshot(entry.path);
+          expect(snap?.previous_checksum, entry.path).toBe(previous);
+          previous = snap!.checksum;
+        }
+      } finally {
+        await disposeDialects();
+        await db.drop();
+      }
+    }, 60_000);
+
+    it('writes the snapshots of the migrations before a failing one, and none for it', async () => {
+      const db = await provision(target);
+      try {
+        const migrations = [`CREATE TABLE a (id int PRIMARY KEY)`, `CREATE TABLE b (id int PRIMARY KEY)`, `ALTER TABLE a ADD COLUMN x int`, `CREATE TABLE c (id int PRIMARY KEY)`, `INSERT INTO nowhere VALUES (1)`, `CREATE TABLE d (id int)`];
+        const run = await runBatch(target.type, db.url, migrations);
+        expect(run.error).toMatchObject({ name: 'MigrationFailedError' });
+        expect(run.warnings).toEqual([]);
+        expectEverySnapshotLive(run, 4);
+        expect(await snapshotIds(run.dir)).toEqual(['app__0001_m1', 'app__0002_m2', 'app__0003_m3', 'app__0004_m4']);
+      } finally {
+        await disposeDialects();
+        await db.drop();
+      }
+    }, 60_000);
+  });
+}
+
+const sqlite = TARGETS.find((t) => t.id === 'sqlite')!;
+describe('snapshot read windows (sqlite, grouped commits)', () => {
+  it('writes no snapshot for migrations whose group fails to commit, and the right ones once they are applied again one by one', async () => {
+    const db = await provision(sqlite);
+    try {
+      // The deferred foreign key fails only at COMMIT: the engine rolls the group back and applies
+      // each migration again alone; the third fails then, the first two stay.
+      const migrations = [
+        `CREATE TABLE parent (id integer PRIMARY KEY)`,
+        `CREATE TABLE child (id integer PRIMARY KEY, parent_id integer REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)`,
+        `INSERT INTO child (id, parent_id) VALUES (1, 99)`,
+        `CREATE TABLE later (id integer PRIMARY KEY)`,
+      ];
+      const run = await runBatch(sqlite.type, db.url, migrations);
+      expect(run.error).toBeDefined();
+      expect(run.steps.map((s) => s.filename)).toEqual(['app__0001_m1.sql', 'app__0002_m2.sql', 'app__0003_m3.sql', 'app__0004_m4.sql']);
+      expect(await snapshotIds(run.dir)).toEqual(['app__0001_m1', 'app__0002_m2']);
+      for (const step of run.steps.slice(0, 2)) expect(step.snapshot, step.filename).toBe(step.live);
+      // Nothing uncommitted reached the folder, not even as a temp file.
+      expect((await readdir(join(run.dir, '.mtool', 'schemas'))).sort()).toEqual(['app__0001_m1.schema.json', 'app__0002_m2.schema.json']);
+    } finally {
+      await disposeDialects();
+      await db.drop();
+    }
+  }, 60_000);
+});
