@@ -105,7 +105,12 @@ export function snapshotHooks(options: SnapshotHookOptions): EngineHooks {
     const exclude = modules.trackingTables(state.entry);
     return modules.SchemaWindow.open(
       {
-        read: (tables) => dialect.introspect(conn, tables ? { exclude, tables } : { exclude }),
+        read: async (tables) => {
+          const started = performance.now();
+          const schema = await dialect.introspect(conn, tables ? { exclude, tables } : { exclude });
+          state.log.debug(`schema read for snapshots in ${formatMs(performance.now() - started)}`, { asked: tables ? tables.length : 'all', tables: Object.keys(schema.tables).length });
+          return schema;
+        },
         code: async () => (syntax.codeCheck ? targets.databaseCode((await conn.query(syntax.codeCheck)).rows[0]) : targets.NO_CODE),
       },
       targets,

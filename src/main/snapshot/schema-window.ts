@@ -55,7 +55,9 @@ export class SchemaWindow {
   readonly #targets: Targets;
   readonly #syntax: DdlSyntax;
   /** The schema as of the last read, with every read migration applied. */
-  #base: SchemaIR;
+  #base!: SchemaIR;
+  /** The table keys of {@link #base} by their ASCII lower case. */
+  #baseKeysByLower = new Map<string, string[]>();
   #code: DatabaseCode;
   /** Set until the first migration after the window started takes it as its `start`. */
   #start: SchemaIR | undefined;
@@ -74,7 +76,7 @@ export class SchemaWindow {
     this.#reader = reader;
     this.#targets = targets;
     this.#syntax = syntax;
-    this.#base = base;
+    this.#setBase(base);
     this.#start = base;
     this.#code = code;
   }
@@ -135,7 +137,7 @@ export class SchemaWindow {
         break;
       case 'full': {
         const started = performance.now();
-        this.#base = await this.#reader.read();
+        this.#setBase(await this.#reader.read());
         this.#code = await this.#reader.code();
         this.#looseReference = false;
         this.#timed(started);
@@ -199,7 +201,7 @@ export class SchemaWindow {
       Object.assign(union.indexes, part.indexes);
       Object.assign(union.constraints, part.constraints);
     }
-    this.#base = mergeTables(this.#base, union, replaced.flat(), open.some((o) => o.enums));
+    this.#setBase(mergeTables(this.#base, union, replaced.flat(), open.some((o) => o.enums)));
     this.#open = [];
     this.#dirty.clear();
     this.#enumsDirty = false;
@@ -249,8 +251,19 @@ export class SchemaWindow {
       wanted.add(lower(key));
       lowered.add(lower(key));
     }
-    for (const key of Object.keys(this.#base.tables)) if (lowered.has(lower(key))) wanted.add(key);
+    for (const low of lowered) for (const key of this.#baseKeysByLower.get(low) ?? []) wanted.add(key);
     return [...wanted];
+  }
+
+  #setBase(base: SchemaIR): void {
+    this.#base = base;
+    this.#baseKeysByLower = new Map();
+    for (const key of Object.keys(base.tables)) {
+      const low = this.#targets.asciiLower(key);
+      const same = this.#baseKeysByLower.get(low);
+      if (same) same.push(key);
+      else this.#baseKeysByLower.set(low, [key]);
+    }
   }
 }
 

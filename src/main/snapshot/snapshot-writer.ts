@@ -196,12 +196,13 @@ export class SnapshotWriter {
 
   /** Record a file as written (replacing what was known of the same path, which is returned). */
   #remember(entry: Known): Known | undefined {
-    const replaced = this.#known?.find((e) => e.path === entry.path);
-    const known = (this.#known ??= []).filter((e) => e !== replaced);
+    const known = (this.#known ??= []);
+    const index = known.findLastIndex((e) => e.path === entry.path);
+    const replaced = index < 0 ? undefined : known.splice(index, 1)[0];
+    // A batch writes versions in ascending order: the new entry goes last, found from the end.
     let at = known.length;
     while (at > 0 && (known[at - 1]!.version > entry.version || (known[at - 1]!.version === entry.version && known[at - 1]!.path > entry.path))) at--;
     known.splice(at, 0, entry);
-    this.#known = known;
     return replaced;
   }
 
