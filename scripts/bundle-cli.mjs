@@ -16,17 +16,20 @@
  *   loads must exist once. `mtool/seed` logs through src/main/log.ts, whose level, JSON mode and
  *   registered secrets the CLI sets; `mtool` loads the statement splitter, which the CLI would
  *   otherwise load a second time from its own chunk;
- * - npm packages other than {@link BUNDLED_PACKAGES}: loaded from node_modules as before.
+ * - npm packages other than {@link BUNDLED_PACKAGES} and {@link VENDORED}: loaded from
+ *   node_modules as before.
  *
- * The npm packages a `migrate` or `status` loads on every run are bundled (see
- * {@link BUNDLED_PACKAGES}): resolving and reading their ~100 small CommonJS files one by one
- * cost 20-40 ms per command. esbuild wraps each of their files in a function that runs on first
- * `require`, so a bundled package still initialises only when a command uses it: the drivers sit
- * in chunks of their own behind the dialects' `import('pg')` / `import('mysql2/promise')`, and
- * pino is reached only through `src/main/startup/bundled-pino.ts` on the first log record.
- * Builtins they `require` go through a `require` made with `createRequire` (the banner below),
- * since an ES module has none. Bundled pg's `lib/stream.js` runs with the global `Response` hidden
- * (see {@link pgWithoutCloudflareProbe}).
+ * The npm packages a `migrate` or `status` loads on every run come with the bundle: resolving and
+ * reading their ~100 small CommonJS files one by one cost 20-40 ms per command.
+ * - The drivers and the logger ({@link VENDORED}: pg, mysql2, pino) are each bundled into one
+ *   CommonJS file, `dist/cli/vendor-<name>-<hash>.cjs`, which src/main/startup/vendor.ts runs with
+ *   V8's code cache (the part of their cost that bundling leaves: compiling their code again on
+ *   every run). The dialects' `import('pg')` / `import('mysql2/promise')` reach them through a
+ *   small generated module ({@link vendoredModules}); the logger through
+ *   src/main/startup/bundled-pino.ts, which gets the file name as `MTOOL_VENDOR_PINO`. Bundled
+ *   pg's `lib/stream.js` runs with the global `Response` hidden (see {@link pgWithoutCloudflareProbe}).
+ * - sade, small and needed to read the command line at all, is bundled into the CLI's chunks.
+ *
  * `src/schema/schema-io.ts` is bundled although it lives under `src/schema/`: it is not public
  * API, no public module imports it, and it holds no class or state; bundled, its lazy import of
  * the dialect registry reaches the bundled dialects instead of a second copy in `dist/dialects/`.
@@ -39,7 +42,7 @@
  */
 import { build } from 'esbuild';
 import { chmodSync, existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { builtinModules } from 'node:module';
+import { builtinModules, createRequire } from 'node:module';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -95,14 +98,20 @@ const publicModules = {
 };
 
 /**
- * npm packages bundled into the CLI, with every package they import, when mtool's own code
- * imports them: the logger, the argument parser and the PostgreSQL and MySQL/MariaDB drivers.
- * Not bundled: better-sqlite3 (a native addon found through `bindings`, which reads the caller's
+ * npm packages bundled into the CLI's chunks, with every package they import: the argument
+ * parser. (The drivers and the logger go to vendor files, {@link VENDORED}.) Neither bundled nor
+ * vendored: better-sqlite3 (a native addon found through `bindings`, which reads the caller's
  * file path) and chdb (native); piscina (its worker file is found by path); esbuild (a binary);
  * and the packages no common command loads on every run (yaml, tinyglobby, @clickhouse/client,
  * undici, prom-client, pg-query-stream): they stay as they are, loaded from node_modules.
  */
-const BUNDLED_PACKAGES = new Set(['pino', 'sade', 'pg', 'mysql2']);
+const BUNDLED_PACKAGES = new Set(['sade']);
+/**
+ * Packages bundled into `vendor-<name>-<hash>.cjs` files (see the header): the specifier mtool's
+ * code imports, keyed by the file's name. The hash in the file name is what keeps a code cache
+ * from meeting another build's source.
+ */
+const VENDORED = { pg: 'pg', mysql2: 'mysql2/promise', pino: 'pino' };
 /** Optional packages that bundled ones require only on paths mtool never takes: left external, never resolved at build time. */
 const NEVER_BUNDLED = new Set(['pg-native', 'pg-cloudflare']);
 const BUILTINS = new Set(builtinModules);
@@ -112,7 +121,10 @@ function packageName(specifier) {
   return specifier.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
 }
 
-/** Bundles {@link BUNDLED_PACKAGES} and what they import; leaves every other package and the builtins external. */
+/**
+ * Bundles {@link BUNDLED_PACKAGES} and whatever a package imports (so a vendor file holds its
+ * package's dependencies); leaves every other package and the builtins external.
+ */
 const npmPackages = {
   name: 'mtool-npm-packages',
   setup(b) {
@@ -159,12 +171,69 @@ const pgWithoutCloudflareProbe = {
   },
 };
 
+/**
+ * `import('pg')` and `import('mysql2/promise')` in mtool's code become this module: it runs the
+ * package's vendor file and exports what the package exports (its own data properties, read from
+ * node_modules now; getters such as pg's `native` are left out, as reading one loads pg-native).
+ */
+function vendoredModules(files) {
+  const bySpecifier = new Map(Object.entries(VENDORED).map(([name, specifier]) => [specifier, files[name]]));
+  const loader = join(src, 'main', 'startup', 'vendor.ts');
+  return {
+    name: 'mtool-vendored-modules',
+    setup(b) {
+      b.onResolve({ filter: /^[^./]/ }, (args) => {
+        if (!bySpecifier.has(args.path) || args.importer.includes(`${sep}node_modules${sep}`)) return undefined;
+        return { path: args.path, namespace: 'mtool-vendor' };
+      });
+      b.onLoad({ filter: /.*/, namespace: 'mtool-vendor' }, (args) => {
+        const descriptors = Object.getOwnPropertyDescriptors(createRequire(join(root, 'package.json'))(args.path));
+        const names = Object.keys(descriptors).filter((key) => 'value' in descriptors[key] && key !== 'default' && /^[A-Za-z_$][\w$]*$/.test(key));
+        const contents = [
+          `import { loadVendor } from ${JSON.stringify(loader)};`,
+          `const vendored = loadVendor(${JSON.stringify(bySpecifier.get(args.path))});`,
+          'export default vendored;',
+          ...names.map((key) => `export const ${key} = vendored.${key};`),
+        ].join('\n');
+        return { contents, loader: 'js', resolveDir: root };
+      });
+    },
+  };
+}
+
 // Written beside dist/cli and swapped in when complete: the tests and benches of other work on
 // the same tree run dist/cli/bin.js while a build runs, and emptying dist/cli first left it
 // missing for the whole build. (Beside it, at the same depth, so `../<path>.js` still holds.)
 const staging = join(dist, `cli.next-${process.pid}`);
 const retired = join(dist, `cli.old-${process.pid}`);
 rmSync(staging, { recursive: true, force: true });
+
+const require = createRequire(join(root, 'package.json'));
+const vendor = await build({
+  absWorkingDir: root,
+  entryPoints: Object.fromEntries(Object.entries(VENDORED).map(([name, specifier]) => [`vendor-${name}`, require.resolve(specifier)])),
+  entryNames: '[name]-[hash]',
+  outExtension: { '.js': '.cjs' },
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  outdir: staging,
+  plugins: [npmPackages, pgWithoutCloudflareProbe],
+  sourcemap: true,
+  sourcesContent: false,
+  metafile: true,
+  logLevel: 'warning',
+});
+/** Vendor file name by package name (`pg` -> `vendor-pg-AB12CD34.cjs`). */
+const vendorFiles = {};
+for (const [file, output] of Object.entries(vendor.metafile.outputs)) {
+  const name = output.entryPoint && Object.keys(VENDORED).find((key) => output.entryPoint === relative(root, require.resolve(VENDORED[key])).split(sep).join('/'));
+  if (name) vendorFiles[name] = file.split('/').pop();
+}
+const missing = Object.keys(VENDORED).filter((name) => !vendorFiles[name]);
+if (missing.length > 0) throw new Error(`bundle-cli: no vendor file was written for ${missing.join(', ')}`);
+
 const result = await build({
   absWorkingDir: root,
   entryPoints: { bin: 'src/main/bin.ts', 'parse-worker': 'src/workers/parse-worker.ts' },
@@ -174,9 +243,11 @@ const result = await build({
   platform: 'node',
   target: 'node20',
   outdir: staging,
-  plugins: [publicModules, npmPackages, pgWithoutCloudflareProbe],
-  // Bundled CommonJS packages require builtins; an ES module has no `require` of its own.
-  banner: { js: "import { createRequire as mtoolCreateRequire } from 'node:module';\nconst require = mtoolCreateRequire(import.meta.url);" },
+  plugins: [publicModules, vendoredModules(vendorFiles), npmPackages],
+  // sade and mri's ES module builds: no CommonJS wrappers, hence no shared runtime-helpers chunk
+  // that every chunk (`--version` included) would import.
+  mainFields: ['module', 'main'],
+  define: { MTOOL_VENDOR_PINO: JSON.stringify(vendorFiles.pino) },
   // Maps name the source modules of every chunk (tests read them to see what a command loaded);
   // without their contents: the sources ship beside them in the repository, not in the package.
   sourcemap: true,
@@ -186,7 +257,7 @@ const result = await build({
 });
 
 // The relative specifiers above hold only if nothing was written into a subfolder.
-const nested = Object.keys(result.metafile.outputs).filter((file) => dirname(resolve(root, file)) !== staging);
+const nested = [...Object.keys(result.metafile.outputs), ...Object.keys(vendor.metafile.outputs)].filter((file) => dirname(resolve(root, file)) !== staging);
 if (nested.length > 0) throw new Error(`bundle-cli: outputs must sit directly in dist/cli/, found ${nested.join(', ')}`);
 chmodSync(join(staging, 'bin.js'), 0o755);
 if (existsSync(outdir)) renameSync(outdir, retired);

@@ -58,26 +58,34 @@ describe.runIf(built || process.env.CI === 'true')('the CLI bundle', () => {
   const sourcesOf = (name: string): string[] =>
     (JSON.parse(readFileSync(join(CLI_DIR, `${name}.map`), 'utf8')) as { sources: string[] }).sources.map((source) => relative(ROOT, resolve(CLI_DIR, source)));
 
-  it('bundles pino, sade, pg and mysql2 with their dependencies, and leaves native and path-bound packages to node_modules', () => {
-    const packages = new Set(
-      scripts
+  const vendorFiles = built ? readdirSync(CLI_DIR).filter((name) => /^vendor-[a-z0-9]+-[A-Z0-9]+\.cjs$/.test(name)) : [];
+  const vendorFile = (name: string): string | undefined => vendorFiles.find((file) => file.startsWith(`vendor-${name}-`));
+  const packagesIn = (files: string[]): Set<string> =>
+    new Set(
+      files
         .flatMap(sourcesOf)
         .filter((source) => source.startsWith('node_modules/'))
         .map((source) => source.split('/')[1]),
     );
-    for (const bundled of ['pino', 'sonic-boom', 'sade', 'mri', 'pg', 'pg-protocol', 'pg-pool', 'mysql2', 'iconv-lite']) {
-      expect(packages.has(bundled), bundled).toBe(true);
-    }
+
+  it('carries pg, mysql2 and pino as vendor files, sade in its chunks, and leaves native and path-bound packages to node_modules', () => {
+    expect(vendorFiles.map((file) => file.replace(/-[A-Z0-9]+\.cjs$/, '')).sort()).toEqual(['vendor-mysql2', 'vendor-pg', 'vendor-pino']);
+    expect(packagesIn([vendorFile('pg')!])).toEqual(new Set(['pg', 'pg-protocol', 'pg-pool', 'pg-types', 'pg-connection-string', 'pgpass', 'split2', 'postgres-array', 'postgres-bytea', 'postgres-date', 'postgres-interval', 'pg-int8', 'xtend']));
+    for (const [name, dependency] of [['mysql2', 'iconv-lite'], ['pino', 'sonic-boom']]) expect(packagesIn([vendorFile(name)!]), name).toContain(dependency);
+    const inChunks = packagesIn(scripts);
+    expect([...inChunks].sort()).toEqual(['mri', 'sade']);
+    const everywhere = packagesIn([...scripts, ...vendorFiles]);
     for (const external of ['better-sqlite3', 'bindings', 'chdb', 'piscina', 'esbuild', 'yaml', 'tinyglobby', 'undici', 'pg-native', 'pg-cloudflare']) {
-      expect(packages.has(external), external).toBe(false);
+      expect(everywhere.has(external), external).toBe(false);
     }
     const code = scripts.map((name) => readFileSync(join(CLI_DIR, name), 'utf8')).join('\n');
     expect(code).toContain('import("better-sqlite3")');
+    // Every vendor file the chunks name exists (the build wrote the names it hashed).
+    const named = [...code.matchAll(/loadVendor\("([^"]+)"\)|"(vendor-[^"]+\.cjs)"/g)].map((m) => m[1] ?? m[2]);
+    expect(new Set(named)).toEqual(new Set(vendorFiles));
   });
 
-  it("loads the bundled pg without pg's Cloudflare probe touching the global Response (which loads undici)", () => {
-    const chunk = scripts.find((name) => sourcesOf(name).includes('node_modules/pg/esm/index.mjs'));
-    expect(chunk, 'a chunk holds pg').toBeDefined();
+  it("runs the vendored pg without pg's Cloudflare probe touching the global Response (which loads undici)", () => {
     const probe = (load: string) => {
       // undici first: reading the global Response afterwards loads it.
       const script = `${load}.then((pg) => console.log(JSON.stringify({ client: typeof (pg.default ?? pg).Client, undici: process.moduleLoadList.some((m) => m.includes('undici')), response: typeof Response })))`;
@@ -87,8 +95,9 @@ describe.runIf(built || process.env.CI === 'true')('the CLI bundle', () => {
     };
     // pg from node_modules does load undici: the check can fail.
     expect(probe("import('pg')")).toEqual({ client: 'function', undici: true, response: 'function' });
-    // The bundled copy does not, and puts the global back.
-    expect(probe(`import(${JSON.stringify(pathToFileURL(join(CLI_DIR, chunk!)).href)})`)).toEqual({ client: 'function', undici: false, response: 'function' });
+    // The vendored copy does not, and puts the global back.
+    const vendored = pathToFileURL(join(CLI_DIR, vendorFile('pg')!)).href;
+    expect(probe(`import(${JSON.stringify(vendored)})`)).toEqual({ client: 'function', undici: false, response: 'function' });
   });
 
   describe('worker pool', () => {
