@@ -21,7 +21,8 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(versionText(false));
     return exit(0);
   }
-  const [{ runCli }, { RunContext }] = await Promise.all([import('./cli.js'), import('./run-context.js')]);
+  // RunContext through cli.js: one chunk of the bundle instead of two more.
+  const { runCli, RunContext } = await import('./cli.js');
   const run = new RunContext();
   let stopping = false;
   for (const signal of Object.keys(SIGNAL_EXIT) as (keyof typeof SIGNAL_EXIT)[]) {

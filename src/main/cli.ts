@@ -9,6 +9,8 @@ import { renderResult } from './output.js';
 import { RunContext } from './run-context.js';
 import { bundledPino } from './startup/bundled-pino.js';
 
+export { RunContext };
+
 // Run from the CLI bundle, log through the pino bundled with it (loaded on the first record).
 if (bundledPino) usePino(bundledPino);
 
