@@ -166,6 +166,21 @@ describe('SchemaWindow', () => {
     expect(db.reads).toEqual(['full', ['parent'], ['other']]);
     expect(schemas(entries).map((s) => Object.keys(s.tables.child!.columns))).toEqual([['id', 'x'], ['id', 'x']]);
 
+    // Even a migration touching most of the schema is read in part then: a full read would leave
+    // out the child, which no migration names.
+    for (let i = 0; i < 40; i++) db.schema.tables[`t${i}`] = table(`t${i}`);
+    const wide = await SchemaWindow.open(db.reader, targets, pg);
+    const dropAll = migration(`ALTER TABLE parent ADD COLUMN y int;\nDROP TABLE ${Array.from({ length: 40 }, (_, i) => `t${i}`).join(', ')};`);
+    const entry = await run(wide, dropAll, () => {
+      for (let i = 0; i < 40; i++) delete db.schema.tables[`t${i}`];
+      db.schema.tables.parent = table('parent', ['id', 'x', 'y']);
+      db.schema.tables.child = table('child', ['id', 'x', 'y']);
+    });
+    await wide.flush();
+    expect(db.reads.at(-1)).toHaveLength(41);
+    expect(tableNames(schemas([entry])[0]!)).toEqual(['child', 'other', 'parent']);
+    expect(Object.keys(schemas([entry])[0]!.tables.child!.columns)).toEqual(['id', 'x', 'y']);
+
     // SQLite: a foreign key without columns declared in the window has the same effect from then on.
     const lt = new FakeDatabase();
     const liteWindow = await SchemaWindow.open(lt.reader, targets, lite);

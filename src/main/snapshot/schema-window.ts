@@ -164,7 +164,8 @@ export class SchemaWindow {
     const started = performance.now();
     const asked = [...new Set(open.flatMap((o) => o.keys))];
     const tableCount = Object.keys(this.#base.tables).length;
-    const inFull = readsInFull(asked.length, tableCount);
+    // A full read leaves out what was not asked for: not where asked tables pull others along.
+    const inFull = !this.#code.dependents && !this.#looseReference && readsInFull(asked.length, tableCount);
     const read = asked.length === 0 && !open.some((o) => o.enums) ? undefined : await this.#reader.read(inFull ? undefined : asked);
     this.#timed(started);
     const byTable = read ? objectsByTable(read) : new Map<string, Owned>();
