@@ -10,7 +10,8 @@
 // afterwards the bench checks that N t_* tables exist and that the snapshots written are N
 // (default) or 1 (deferred), so neither run can pass by doing less. Times are the whole
 // `node dist/cli/bin.js migrate` process, start-up included. The median of --reps runs; the two
-// modes take turns within each repetition. With --log the last default run's batch line (count,
+// modes take turns within each repetition, and after each run its files are deleted and the file
+// system flushed before the next one starts. With --log the last default run's batch line (count,
 // bytes, write and wait times) is printed too.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -42,6 +43,7 @@ if (!Number.isInteger(reps) || reps < 1) throw new Error(`--reps must be a posit
 if (!existsSync(bin)) throw new Error(`${bin} is missing: build first (npm run build)`);
 
 const engines = { postgresql, mariadb, sqlite: sqlite(workDir) };
+const GNU_TIME = existsSync('/usr/bin/time') && spawnSync('/usr/bin/time', ['-f', '%U', 'true'], { encoding: 'utf8' }).status === 0 ? '/usr/bin/time' : undefined;
 
 /** The URL mtool's config takes for a fresh database of bench/peers/engines.mjs. */
 function mtoolUrl(db) {
@@ -73,19 +75,35 @@ async function applyOnce(engineName, deferred) {
   try {
     writeProject(dir, engineName, mtoolUrl(db));
     const args = [bin, 'migrate', ...(deferred ? ['--defer-snapshots'] : [])];
+    // GNU time, where there is one, adds the process's CPU seconds (user + system): less at the
+    // mercy of other load on the machine than the wall time.
+    const [cmd, cmdArgs] = GNU_TIME ? [GNU_TIME, ['-f', 'cpu %U %S', process.execPath, ...args]] : [process.execPath, args];
     const started = performance.now();
-    const run = spawnSync(process.execPath, args, { cwd: dir, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    const run = spawnSync(cmd, cmdArgs, { cwd: dir, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
     const ms = performance.now() - started;
+    const cpuLine = /^cpu ([\d.]+) ([\d.]+)$/m.exec(run.stderr);
+    const cpuMs = cpuLine ? (Number(cpuLine[1]) + Number(cpuLine[2])) * 1000 : undefined;
     if (run.status !== 0) throw new Error(`mtool migrate${deferred ? ' --defer-snapshots' : ''} on ${engineName} exited ${run.status}:\n${run.stderr.slice(-2000)}`);
     const { tables } = await engine.count(db);
     const snapshots = readdirSync(join(dir, '.mtool', 'schemas')).filter((f) => f.endsWith('.schema.json')).length;
     const wanted = deferred ? 1 : n;
     if (tables !== n || snapshots !== wanted) throw new Error(`${engineName}${deferred ? ' deferred' : ''}: ${tables} t_* tables (want ${n}), ${snapshots} snapshots (want ${wanted})`);
     const batchLine = run.stderr.split('\n').find((l) => / snapshots? written \(/.test(l));
-    return { ms, batchLine };
+    return { ms, cpuMs, batchLine };
   } finally {
     await engine.drop(db);
+    settleDisk(dir);
   }
+}
+
+/**
+ * Untimed, after each run: delete its snapshots and flush the file system, so the next run does
+ * not pay for this one's deletion (ext4 discards) or the writeback of its files, which a user's
+ * next command would not meet either.
+ */
+function settleDisk(dir) {
+  rmSync(join(dir, '.mtool'), { recursive: true, force: true });
+  spawnSync('sync');
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -94,19 +112,26 @@ for (const engineName of opts.engines.split(',')) {
   if (!engines[engineName]) throw new Error(`unknown engine ${engineName} (${Object.keys(engines).join(', ')})`);
   const each = [];
   const defer = [];
+  const eachCpu = [];
+  const deferCpu = [];
   let batchLine;
   // Turns within each repetition, so a load spike on the machine spreads over both modes.
   for (let r = 0; r < reps; r++) {
     const run = await applyOnce(engineName, false);
     each.push(run.ms);
+    eachCpu.push(run.cpuMs);
     batchLine = run.batchLine;
-    defer.push((await applyOnce(engineName, true)).ms);
+    const deferred = await applyOnce(engineName, true);
+    defer.push(deferred.ms);
+    deferCpu.push(deferred.cpuMs);
   }
   const row = { engine: engineName, n, eachMs: median(each), deferMs: median(defer), each, defer };
   row.ratio = row.eachMs / row.deferMs;
+  if (GNU_TIME) Object.assign(row, { eachCpuMs: median(eachCpu), deferCpuMs: median(deferCpu), eachCpu, deferCpu });
   results.push(row);
   if (!opts.json) {
-    console.log(`${engineName.padEnd(10)} n=${n}  migrate ${(row.eachMs / 1000).toFixed(2)} s  --defer-snapshots ${(row.deferMs / 1000).toFixed(2)} s  ratio ${row.ratio.toFixed(2)}x`);
+    const cpu = GNU_TIME ? `  (mtool CPU ${(row.eachCpuMs / 1000).toFixed(2)} s vs ${(row.deferCpuMs / 1000).toFixed(2)} s)` : '';
+    console.log(`${engineName.padEnd(10)} n=${n}  migrate ${(row.eachMs / 1000).toFixed(2)} s  --defer-snapshots ${(row.deferMs / 1000).toFixed(2)} s  ratio ${row.ratio.toFixed(2)}x${cpu}`);
     if (opts.log && batchLine) console.log(`  ${batchLine.trim()}`);
   }
 }
