@@ -214,6 +214,14 @@ const vendor = await build({
   entryPoints: Object.fromEntries(Object.entries(VENDORED).map(([name, specifier]) => [`vendor-${name}`, require.resolve(specifier)])),
   entryNames: '[name]-[hash]',
   outExtension: { '.js': '.cjs' },
+  // Node's module wrapper around each file (VENDOR_WRAPPER in src/main/startup/vendor.ts), so
+  // the loader compiles the text as read; ASCII, so it reads it as latin1.
+  banner: { js: '(function (exports, require, module, __filename, __dirname) {' },
+  footer: { js: '})' },
+  // No comments (some are not ASCII; less to read), licence comments in a .LEGAL.txt beside it.
+  charset: 'ascii',
+  minifyWhitespace: true,
+  legalComments: 'linked',
   bundle: true,
   format: 'cjs',
   platform: 'node',
@@ -233,6 +241,9 @@ for (const [file, output] of Object.entries(vendor.metafile.outputs)) {
 }
 const missing = Object.keys(VENDORED).filter((name) => !vendorFiles[name]);
 if (missing.length > 0) throw new Error(`bundle-cli: no vendor file was written for ${missing.join(', ')}`);
+for (const file of Object.values(vendorFiles)) {
+  if (readFileSync(join(staging, file)).some((byte) => byte > 0x7f)) throw new Error(`bundle-cli: ${file} is not ASCII; src/main/startup/vendor.ts reads vendor files as latin1`);
+}
 
 const result = await build({
   absWorkingDir: root,

@@ -4,10 +4,11 @@ import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { VENDOR_WRAPPER } from '../../src/main/startup/vendor.js';
 
 /**
- * src/main/startup/vendor.ts: CommonJS files run with V8's code cache, written at exit beside the
- * file. Each run is its own process (the cache is written when a process exits), driving tsc's
+ * src/main/startup/vendor.ts: wrapped CommonJS files run with V8's code cache, written at exit
+ * beside the file. Each run is its own process (the cache is written when a process exits), driving tsc's
  * build of the module; `npm test` builds first.
  */
 const built = new URL('../../dist/main/startup/vendor.js', import.meta.url);
@@ -29,6 +30,9 @@ function run(file: string): Run {
   return JSON.parse(result.stdout) as Run;
 }
 
+/** A CommonJS body inside Node's module wrapper, as the bundle writes vendor files. */
+const wrapped = (body: string): string => `${VENDOR_WRAPPER.head}${body}${VENDOR_WRAPPER.tail}\n`;
+
 const caches = (dir: string): string[] => readdirSync(dir).filter((name) => name.endsWith('.v8cache'));
 
 describe.runIf(existsSync(built) || process.env.CI === 'true')('vendor files with a code cache', () => {
@@ -37,7 +41,7 @@ describe.runIf(existsSync(built) || process.env.CI === 'true')('vendor files wit
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'mtool-vendor-'));
     file = join(dir, 'vendor-demo-ABC.cjs');
-    await writeFile(file, "const path = require('node:path');\nexports.answer = () => ({ value: 6 * 7, sep: path.sep, file: __filename, dir: __dirname });\n");
+    await writeFile(file, wrapped("const path = require('node:path');\nexports.answer = () => ({ value: 6 * 7, sep: path.sep, file: __filename, dir: __dirname });\n"));
   });
   afterEach(() => rm(dir, { recursive: true, force: true }));
 
@@ -65,11 +69,19 @@ describe.runIf(existsSync(built) || process.env.CI === 'true')('vendor files wit
     run(file);
     const before = caches(dir);
     // Same length, different code: V8 alone would take the old cache (it checks the source length).
-    await writeFile(file, "const path = require('node:path');\nexports.answer = () => ({ value: 6 + 7, sep: path.sep, file: __filename, dir: __dirname });\n");
+    await writeFile(file, wrapped("const path = require('node:path');\nexports.answer = () => ({ value: 6 + 7, sep: path.sep, file: __filename, dir: __dirname });\n"));
     await utimes(file, new Date(), new Date(Date.now() + 5000));
     expect(run(file)).toEqual({ answer: expect.objectContaining({ value: 13 }), cache: 'missing' });
     expect(caches(dir)).toHaveLength(2);
     expect(caches(dir)).toEqual(expect.arrayContaining(before));
+  });
+
+  it('refuses a file that is not wrapped, naming it', async () => {
+    const plain = join(dir, 'plain.cjs');
+    await writeFile(plain, 'exports.answer = () => 42;\n');
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', `(await import(${JSON.stringify(built.href)})).runCachedCommonJs(${JSON.stringify(plain)})`], { encoding: 'utf8' });
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain(`${plain} is not a vendor file of the CLI bundle`);
   });
 
   it('runs normally where the cache cannot be written', async () => {

@@ -6,7 +6,8 @@ import { Script } from 'node:vm';
 
 /**
  * The npm packages the CLI bundle carries as CommonJS bundles of their own
- * (`dist/cli/vendor-<name>-<hash>.cjs`, written by scripts/bundle-cli.mjs): pg, mysql2 and pino.
+ * (`dist/cli/vendor-<name>-<hash>.cjs`, written by scripts/bundle-cli.mjs, each inside Node's
+ * module wrapper: {@link VENDOR_WRAPPER}): pg, mysql2 and pino.
  * They run through `vm.Script` with V8's code cache, so that a command does not compile the same
  * driver code again on every run (Node 20 has no compile cache for modules).
  *
@@ -17,6 +18,14 @@ import { Script } from 'node:vm';
  * runs read it. Writing is best effort: where it fails (a read-only install), runs compile as
  * without a cache.
  */
+
+/**
+ * A vendor file holds its CommonJS code inside Node's module wrapper, added when it was built, so
+ * that V8 compiles the text as read: wrapping it here would copy megabytes of source (mysql2) into
+ * the heap on every run. Read as latin1 (the files are ASCII), a large file also stays outside
+ * the JavaScript heap.
+ */
+export const VENDOR_WRAPPER = { head: '(function (exports, require, module, __filename, __dirname) {', tail: '})' } as const;
 
 /** Code caches this process still has to write, by cache path. */
 const pending = new Map<string, Script>();
@@ -51,14 +60,19 @@ export function codeCachePath(path: string): string {
 }
 
 /**
- * Run a CommonJS file with V8's code cache and return its `module.exports`; each file runs once
- * per process, like a required module. Its `require` is the file's own (builtins, node_modules).
+ * Run a wrapped CommonJS file ({@link VENDOR_WRAPPER}, ASCII) with V8's code cache and return its
+ * `module.exports`; each file runs once per process, like a required module. Its `require` is the
+ * file's own (builtins, node_modules).
+ * @throws Error naming the file when it does not start with the wrapper.
  * @example const pg = runCachedCommonJs('/app/node_modules/mtool/dist/cli/vendor-pg-AB12CD34.cjs')
  */
 export function runCachedCommonJs(path: string): unknown {
   const loaded = modules.get(path);
   if (loaded) return loaded.exports;
-  const source = readFileSync(path, 'utf8');
+  const source = readFileSync(path, 'latin1');
+  if (!source.startsWith(VENDOR_WRAPPER.head)) {
+    throw new Error(`${path} is not a vendor file of the CLI bundle (it must start with Node's module wrapper); rebuild with \`npm run build\``);
+  }
   const cachePath = codeCachePath(path);
   let cachedData: Buffer | undefined;
   try {
@@ -66,8 +80,7 @@ export function runCachedCommonJs(path: string): unknown {
   } catch {
     cachedData = undefined;
   }
-  // Node's own CommonJS wrapper, so the code sees what a required file sees.
-  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: path, cachedData });
+  const script = new Script(source, { filename: path, cachedData });
   const cache: CodeCacheUse = cachedData === undefined ? 'missing' : script.cachedDataRejected ? 'rejected' : 'accepted';
   if (cache !== 'accepted') {
     if (pending.size === 0) process.once('exit', writeCaches);
