@@ -56,7 +56,7 @@ export interface BatchRun {
  * Apply `migrations` (upgrade SQL of each, in order) as `app__0001_m1.sql` ... to the database at
  * `url`, recording the live schema after every migration (unless `check: false`).
  */
-export async function runBatch(type: string, url: string, migrations: readonly string[], options: { check?: boolean } = {}): Promise<BatchRun> {
+export async function runBatch(type: string, url: string, migrations: readonly string[], options: { check?: boolean; prepare?: (dir: string) => Promise<void> } = {}): Promise<BatchRun> {
   const files: Record<string, string> = {
     'mtool.config.ts': `import { databaseConfig } from 'mtool';\ndatabaseConfig({ databaseName: 'app', default: true, databaseType: '${type}', databaseUrl: ${JSON.stringify(url)} });\n`,
   };
@@ -64,6 +64,7 @@ export async function runBatch(type: string, url: string, migrations: readonly s
     files[`migrations/app/app__${String(i + 1).padStart(4, '0')}_m${i + 1}.sql`] = `-- upgrade\n${sql}\n`;
   });
   const dir = await tempProject(files, 'mtool-snapshot-incremental-');
+  await options.prepare?.(dir);
   const config = await loadConfig({ cwd: dir, env: {} });
   const entry = selectDatabases(config, {})[0]!;
   const inner = snapshotHooks({ root: dir, databases: config.databases, log: logger });
@@ -92,7 +93,7 @@ export async function runBatch(type: string, url: string, migrations: readonly s
     const snap = await readSnapshot(path, { log: { warn: () => undefined } });
     steps.push({ filename, introspection: written?.introspection as string | undefined, snapshot: snap ? body(snap) : '(no snapshot)', live });
   }
-  const warnings = logged.filter((l) => l.level === 'WARNING' && /snapshot|hook/i.test(String(l.message))).map((l) => String(l.message));
+  const warnings = logged.filter((l) => l.level === 'WARNING' && /snapshot|hook/i.test(String(l.message))).map((l) => [l.message, l.exception].filter(Boolean).join(': '));
   const summary = logged.find((l) => l.level === 'INFO' && / snapshots? written \(/.test(String(l.message)));
   return { steps, dir, warnings, summary, error };
 }

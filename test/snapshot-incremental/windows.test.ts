@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { disposeDialects } from '../../src/dialects/index.js';
@@ -136,6 +136,29 @@ for (const [id, cases] of Object.entries(CASES)) {
 }
 
 const sqlite = TARGETS.find((t) => t.id === 'sqlite')!;
+describe('snapshot write failures (sqlite)', () => {
+  it('leave the migrations applied and end the batch with one warning naming the snapshots not written', async () => {
+    const db = await provision(sqlite);
+    try {
+      const migrations = Array.from({ length: 7 }, (_, i) => `CREATE TABLE t${i} (id integer PRIMARY KEY)`);
+      // A file where the snapshot folder should be.
+      const blockFolder = async (dir: string) => {
+        await mkdir(join(dir, '.mtool'), { recursive: true });
+        await writeFile(join(dir, '.mtool', 'schemas'), 'not a folder');
+      };
+      const run = await runBatch(sqlite.type, db.url, migrations, { prepare: blockFolder });
+      expect(run.error).toBeUndefined();
+      expect(run.steps).toHaveLength(7);
+      expect(run.summary).toMatchObject({ count: 0 });
+      expect(run.warnings).toHaveLength(1);
+      expect(run.warnings[0]).toMatch(/^after-batch hook failed; the migration itself is applied and recorded: MtoolError: schema snapshots of database 'app': not written: app__0001_m1\.sql \(.*ENOTDIR.*\); .*app__0005_m5\.sql \(.*\); and 2 more/);
+    } finally {
+      await disposeDialects();
+      await db.drop();
+    }
+  }, 60_000);
+});
+
 describe('snapshot read windows (sqlite, grouped commits)', () => {
   it('writes no snapshot for migrations whose group fails to commit, and the right ones once they are applied again one by one', async () => {
     const db = await provision(sqlite);

@@ -231,7 +231,8 @@ export function snapshotHooks(options: SnapshotHookOptions): EngineHooks {
       const failed = [...summary.failures.map((f) => `${f.filename} (${f.error instanceof Error ? f.error.message : String(f.error)})`), ...unwritten.map((f) => `${f} (its schema was not read)`)];
       if (readError !== undefined || failed.length > 0) {
         const why = readError !== undefined ? `reading the schema failed (${readError instanceof Error ? readError.message : String(readError)})` : '';
-        throw new MtoolError('MTOOL_SNAPSHOT', `schema snapshots of database '${state.entry.name}': ${[why, failed.length > 0 ? `not written: ${failed.join('; ')}` : ''].filter(Boolean).join('; ')}`, {
+        const listed = failed.length > 5 ? [...failed.slice(0, 5), `and ${failed.length - 5} more`] : failed;
+        throw new MtoolError('MTOOL_SNAPSHOT', `schema snapshots of database '${state.entry.name}': ${[why, failed.length > 0 ? `not written: ${listed.join('; ')}` : ''].filter(Boolean).join('; ')}`, {
           database: state.entry.name,
           cause: readError ?? summary.failures[0]?.error,
         });
