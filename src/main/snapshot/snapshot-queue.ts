@@ -75,10 +75,14 @@ export class SnapshotQueue {
   /** Start draining unless a drain runs (one that is ending starts again if items came in meanwhile). */
   #kick(): void {
     if (this.#running || this.#items.length === 0) return;
-    this.#running = this.#drain().finally(() => {
-      this.#running = undefined;
-      this.#kick();
-    });
+    this.#running = this.#drain()
+      // Every write's failure is caught where it happens; this is only a last guard against an
+      // unhandled rejection ending the process.
+      .catch((error: unknown) => void this.#failures.push({ filename: '(snapshot queue)', error }))
+      .finally(() => {
+        this.#running = undefined;
+        this.#kick();
+      });
   }
 
   /** Wait for every queued write, then make the last file and the folder durable. */
