@@ -163,8 +163,8 @@ export interface TrackingSql {
   createMigrationsTable(q: Quoting, table: string): string[];
   /** Statements creating the lock table when it is missing (idempotent). */
   createLockTable(q: Quoting, table: string): string[];
-  /** A query returning at least one row exactly when the table exists in the connection's current schema/database. */
-  tableExists(q: Quoting, table: string): string;
+  /** A query returning one row `{ name }` for each of the given tables that exists in the connection's current schema/database. */
+  existingTables(q: Quoting, tables: readonly string[]): string;
   /** A literal the `applied_at` / `locked_at` column accepts, meaning the given instant in UTC. */
   timestamp(q: Quoting, at: Date): string;
   /** The error means a concurrent `CREATE TABLE IF NOT EXISTS` won the race (re-check, then carry on). */
@@ -208,7 +208,7 @@ export interface Dialect {
   /**
    * The SQL of mtool's tracking tables on this dialect. Its module is imported on the first call,
    * so commands that never touch a database do not load it.
-   * @example const tracking = await dialect.tracking(); await conn.query(tracking.tableExists(dialect.quote, '_mtool_migrations'));
+   * @example const tracking = await dialect.tracking(); await conn.query(tracking.existingTables(dialect.quote, ['_mtool_migrations']));
    */
   tracking(): Promise<TrackingSql>;
 }

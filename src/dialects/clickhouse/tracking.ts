@@ -48,8 +48,8 @@ export const tracking: TrackingSql = {
   deleted UInt8
 ) ENGINE = ReplacingMergeTree(seq) ORDER BY token`,
   ],
-  tableExists: (q, table) =>
-    `SELECT 1 FROM system.tables WHERE database = currentDatabase() AND name = ${q.literal(table)}`,
+  existingTables: (q, tables) =>
+    `SELECT name FROM system.tables WHERE database = currentDatabase() AND name IN (${tables.map((t) => q.literal(t)).join(', ')})`,
   timestamp: (q, at) => `toDateTime(${q.literal(at.toISOString().slice(0, 19).replace('T', ' '))}, 'UTC')`,
   // 57: TABLE_ALREADY_EXISTS (a concurrent CREATE ... IF NOT EXISTS).
   isAlreadyExists: (error) => chainHasCode(error, [57, '57', 'TABLE_ALREADY_EXISTS']),

@@ -30,8 +30,8 @@ export const tracking: TrackingSql = {
   token VARCHAR(64) NOT NULL
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4`,
   ],
-  tableExists: (q, table) =>
-    `SELECT 1 FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ${q.literal(table)}`,
+  existingTables: (q, tables) =>
+    `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name IN (${tables.map((t) => q.literal(t)).join(', ')})`,
   timestamp: (q, at) => q.literal(at.toISOString().replace('T', ' ').replace('Z', '')),
   isAlreadyExists: (error) => chainHasCode(error, ['ER_TABLE_EXISTS_ERROR', 1050]),
   isUniqueViolation: (error) => chainHasCode(error, ['ER_DUP_ENTRY', 1062]),

@@ -33,8 +33,8 @@ export const tracking: TrackingSql = {
   token varchar(64) NOT NULL
 )`,
   ],
-  tableExists: (q, table) =>
-    `SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename = ${q.literal(table)}`,
+  existingTables: (q, tables) =>
+    `SELECT tablename AS name FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename IN (${tables.map((t) => q.literal(t)).join(', ')})`,
   timestamp: (q, at) => `${q.literal(at.toISOString())}::timestamptz`,
   isAlreadyExists: (error) => chainHasCode(error, ['42P07', '23505', '42710']),
   isUniqueViolation: (error) => chainHasCode(error, ['23505']),

@@ -30,7 +30,7 @@ export const tracking: TrackingSql = {
   token TEXT NOT NULL
 )`,
   ],
-  tableExists: (q, table) => `SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ${q.literal(table)}`,
+  existingTables: (q, tables) => `SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (${tables.map((t) => q.literal(t)).join(', ')})`,
   timestamp: (q, at) => q.literal(at.toISOString()),
   isAlreadyExists: (error) => [...errorChain(error)].some((e) => /\balready exists\b/.test(String(e.message ?? ''))),
   isUniqueViolation: (error) =>

@@ -43,6 +43,21 @@ async function readFiles(entry: DatabaseEntry): Promise<MigrationFile[]> {
 }
 
 /**
+ * Read the migration folder while the connection opens (the two waits overlap), then run `fn`.
+ * A problem with the files wins over one with the connection, as when they were read first.
+ */
+async function withFilesAndSession<T>(entry: DatabaseEntry, ctx: EngineContext, fn: (session: DatabaseSession, files: MigrationFile[]) => Promise<T>): Promise<T> {
+  const reading = readFiles(entry);
+  reading.catch(() => undefined); // awaited below on every path
+  try {
+    return await withSession(entry, ctx.root, ctx.log, async (session) => fn(session, await reading));
+  } catch (error) {
+    await reading;
+    throw error;
+  }
+}
+
+/**
  * How long `migrate` keeps adding migrations to one transaction where a single writer locks the
  * whole database anyway (SQLite): each commit costs several fsyncs, so grouping makes a long batch
  * several times faster while each migration still rolls back alone (savepoints). A crash loses at
@@ -99,8 +114,7 @@ async function afterBatch(
  */
 export async function migrate(entry: DatabaseEntry, ctx: EngineContext, options: MigrateOptions = {}): Promise<RunResult> {
   const started = performance.now();
-  const files = await readFiles(entry);
-  return withSession(entry, ctx.root, ctx.log, async (session) => {
+  return withFilesAndSession(entry, ctx, async (session, files) => {
     if (options.dryRun) return dryRun(session, files, options, started);
     return withLock(session, options.commandLine ?? 'migrate', ctx.run, async () => {
       const records = await session.store.records();
@@ -205,8 +219,7 @@ export interface RollbackOptions {
 export async function rollback(entry: DatabaseEntry, ctx: EngineContext, options: RollbackOptions = {}): Promise<RunResult> {
   const started = performance.now();
   const command = options.command ?? 'rollback';
-  const files = await readFiles(entry);
-  return withSession(entry, ctx.root, ctx.log, async (session) =>
+  return withFilesAndSession(entry, ctx, async (session, files) =>
     withLock(session, options.commandLine ?? command, ctx.run, async () => {
       const records = await session.store.records();
       verifyApplied(files, records, entry.name);
@@ -240,8 +253,7 @@ async function readRecords(session: DatabaseSession): Promise<MigrationRecord[]>
  * @throws ChecksumMismatchError when an applied versioned file changed (spec: blocks status).
  */
 export async function status(entry: DatabaseEntry, ctx: EngineContext): Promise<StatusResult> {
-  const files = await readFiles(entry);
-  return withSession(entry, ctx.root, ctx.log, async (session) => {
+  return withFilesAndSession(entry, ctx, async (session, files) => {
     const records = await readRecords(session);
     verifyApplied(files, records, entry.name);
     const entries = statusEntries(files, records);

@@ -22,6 +22,8 @@ export class TrackingStore {
   readonly #sql: TrackingSql;
   readonly #table: string;
   #lastSeq = 0n;
+  /** Which of the migrations and lock tables exist, read once per session. */
+  #ownTables: Promise<Set<string>> | undefined;
 
   constructor(conn: Connection, dialect: Dialect, sql: TrackingSql, table: string) {
     this.#conn = conn;
@@ -34,21 +36,39 @@ export class TrackingStore {
     return this.#sql;
   }
 
-  /** True when the given table exists (read-only; used by `--dry-run` and display commands). */
+  /**
+   * True when the given table exists (read-only; used by `--dry-run` and display commands). The
+   * migrations and lock tables are looked up together, once per session: a `status` asks for
+   * both, and a `migrate` creates only what is missing.
+   */
   async tableExists(table: string): Promise<boolean> {
-    const result = await this.#conn.query(this.#sql.tableExists(this.#dialect.quote, table));
-    return result.rows.length > 0;
+    const own = [this.#table, LOCK_TABLE];
+    if (!own.includes(table)) return (await this.#existing([table])).has(table);
+    this.#ownTables ??= this.#existing(own);
+    try {
+      return (await this.#ownTables).has(table);
+    } catch (error) {
+      this.#ownTables = undefined;
+      throw error;
+    }
+  }
+
+  async #existing(tables: string[]): Promise<Set<string>> {
+    const { rows } = await this.#conn.query(this.#sql.existingTables(this.#dialect.quote, tables));
+    return new Set(rows.map((row) => String(row.name)));
   }
 
   /** Create a table when missing, tolerating a concurrent creator (16 processes may race here). */
   async ensureTable(table: string, statements: string[]): Promise<void> {
+    if (await this.tableExists(table)) return;
     for (const statement of statements) {
       try {
         await this.#conn.query(statement);
       } catch (error) {
-        if (!this.#sql.isAlreadyExists(error) || !(await this.tableExists(table))) throw error;
+        if (!this.#sql.isAlreadyExists(error) || !(await this.#existing([table])).has(table)) throw error;
       }
     }
+    (await this.#ownTables)?.add(table);
   }
 
   /** Ensure the migrations table, then the lock table (spec: migrate rule 1). */

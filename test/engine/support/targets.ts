@@ -82,7 +82,7 @@ export async function rowCount(target: EngineTarget, url: string, table: string)
 export async function tableExists(type: DatabaseType, conn: Connection, table: string): Promise<boolean> {
   const dialect = getDialect(type);
   const tracking = await dialect.tracking();
-  return (await conn.query(tracking.tableExists(dialect.quote, table))).rows.length > 0;
+  return (await conn.query(tracking.existingTables(dialect.quote, [table]))).rows.length > 0;
 }
 
 /** {@link tableExists} over a fresh connection. */
