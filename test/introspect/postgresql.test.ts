@@ -110,6 +110,26 @@ describe.skipIf(!pg.reachable)('postgresql introspection', () => {
     } else console.warn('!!! postgresql introspection: no tablespace test (the server runs on another machine)');
   });
 
+  it("reads with JIT off (compiling catalog queries cost half a second) and gives the session back its own setting", async () => {
+    const conn = await fresh();
+    await execAll(conn, ['CREATE TABLE jit_a (id integer primary key)', 'CREATE TABLE jit_b (id integer primary key)']);
+    const jitDuring: unknown[] = [];
+    const spy: typeof conn = Object.create(conn);
+    spy.query = async (sql: string) => {
+      if (sql.includes('pg_catalog.pg_index i')) jitDuring.push((await conn.query("SELECT current_setting('jit') AS v")).rows[0]!.v);
+      return conn.query(sql);
+    };
+    for (const setting of ['on', 'off']) {
+      await conn.query(`SET jit = ${setting}`);
+      jitDuring.length = 0;
+      const ir = await introspect(spy, { tables: ['jit_a', 'jit_b'] });
+      expect(Object.keys(ir.tables).sort()).toEqual(['jit_a', 'jit_b']);
+      expect(jitDuring.length).toBeGreaterThan(0);
+      expect(new Set(jitDuring)).toEqual(new Set(['off']));
+      expect((await conn.query("SELECT current_setting('jit') AS v")).rows[0]!.v).toBe(setting);
+    }
+  });
+
   it('reads a hand-written schema, renders it into an empty database and reads back the same IR', async () => {
     const source = await fresh();
     const extra = tablespace ? [`CREATE INDEX idx_orgs_parent_ts ON orgs (parent) TABLESPACE ${tablespace}`] : [];

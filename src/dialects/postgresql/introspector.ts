@@ -44,7 +44,23 @@ export async function introspectPostgres(conn: Connection, options: IntrospectOp
       throw new MtoolError(e instanceof MtoolError ? e.code : 'MTOOL_DATABASE', `${where(what)}: ${(e as Error).message}`, { cause: e, database: conn.databaseName });
     }
   };
-  const [session] = await runAll('the session', `SELECT current_schema() AS current, current_setting('server_version_num')::int AS version`);
+  // JIT off while reading: these catalog queries run in milliseconds, but a long oid list lifts
+  // their estimated cost past jit_above_cost and compiling them took half a second (300 tables).
+  const [session] = await runAll(
+    'the session',
+    `SELECT current_schema() AS current, current_setting('server_version_num')::int AS version, current_setting('jit', true) AS jit,
+        CASE WHEN current_setting('jit', true) IS NOT NULL THEN set_config('jit', 'off', false) END AS jit_now`,
+  );
+  const jit = session?.jit as string | null | undefined;
+  try {
+    return await readCatalog(options, session, runAll);
+  } finally {
+    if (jit !== null && jit !== undefined && jit !== 'off') await runAll('the session', `SELECT set_config('jit', ${q.literal(jit)}, false)`);
+  }
+}
+
+/** The catalog queries of {@link introspectPostgres} and the IR built from their rows. */
+async function readCatalog(options: IntrospectOptions, session: Row | undefined, runAll: (what: string, sql: string) => Promise<Row[]>): Promise<SchemaIR> {
   const defaultSchema = options.schema ?? (session?.current as string | null) ?? 'public';
   const version = Number(session?.version ?? 0);
   const ns = namespaceFilter(options.schemas);
