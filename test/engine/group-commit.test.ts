@@ -11,7 +11,7 @@ import { ensureParsed, loadMigrations } from '../../src/main/engine/load-migrati
 import { MigrationFailedError } from '../../src/main/engine/migration-error.js';
 import { configureLogging, logger } from '../../src/main/log.js';
 import { testEntry } from '../support/database-entry.js';
-import { migration } from './support/project.js';
+import { DEFERRED_ORPHAN, migration } from './support/project.js';
 import { TARGETS, provision, queryOnce, tableExistsAt, targetReachable, type ProvisionedDatabase } from './support/targets.js';
 
 /**
@@ -114,14 +114,7 @@ describe('SQLite group commit', () => {
 
   it('a COMMIT that fails (deferred foreign key) is retried one migration per transaction, so only the guilty one fails', async () => {
     const entry = testEntry(root, 'app', 'sqlite', 'sqlite:///deferred.db');
-    await put(
-      'app__0001_schema.sql',
-      migration([
-        'CREATE TABLE parent (id integer primary key)',
-        'CREATE TABLE child (id integer primary key, parent_id integer REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)',
-      ]),
-    );
-    await put('app__0002_orphan.sql', migration(['INSERT INTO child VALUES (1, 42)']));
+    for (const [name, content] of Object.entries(DEFERRED_ORPHAN)) await put(name, content);
     configureLogging({ level: 'info', json: true, sink });
     const calls: string[] = [];
     const error = await engine.migrate(entry, { root, log: logger }, { hooks: recordingHooks(calls) }).catch((e: unknown) => e);

@@ -8,7 +8,7 @@ import * as engine from '../../src/main/engine/engine.js';
 import { MigrationFailedError } from '../../src/main/engine/migration-error.js';
 import { configureLogging, logger } from '../../src/main/log.js';
 import { testEntry } from '../support/database-entry.js';
-import { migration } from './support/project.js';
+import { DEFERRED_ORPHAN, migration } from './support/project.js';
 import { TARGETS, provision, queryOnce, tableExistsAt, targetReachable, type ProvisionedDatabase } from './support/targets.js';
 
 /**
@@ -61,14 +61,7 @@ describe.skipIf(!reachable)('PostgreSQL combined BEGIN / COMMIT', () => {
 
   it('a COMMIT that fails (deferred foreign key) rolls the migration back and records nothing for it', async () => {
     const entry = testEntry(root, 'app', 'postgresql', db.url);
-    await put(
-      'app__0001_schema.sql',
-      migration([
-        'CREATE TABLE parent (id integer primary key)',
-        'CREATE TABLE child (id integer primary key, parent_id integer REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)',
-      ]),
-    );
-    await put('app__0002_orphan.sql', migration(['INSERT INTO child VALUES (1, 42)']));
+    for (const [name, content] of Object.entries(DEFERRED_ORPHAN)) await put(name, content);
     configureLogging({ level: 'info', json: true, sink });
     const error = await engine.migrate(entry, { root, log: logger }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MigrationFailedError);

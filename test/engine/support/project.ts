@@ -91,6 +91,18 @@ export function migration(upgrade: string[], rollback?: string[], directives: st
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * Two migrations whose second fails only at COMMIT: `parent`/`child` with a DEFERRABLE INITIALLY
+ * DEFERRED foreign key (PostgreSQL and SQLite), then an orphan child row.
+ */
+export const DEFERRED_ORPHAN: Readonly<Record<string, string>> = {
+  'app__0001_schema.sql': migration([
+    'CREATE TABLE parent (id integer primary key)',
+    'CREATE TABLE child (id integer primary key, parent_id integer REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)',
+  ]),
+  'app__0002_orphan.sql': migration(['INSERT INTO child VALUES (1, 42)']),
+};
+
 /** Message for failed expectations: the whole CLI result. */
 export function explain(result: CliResult): string {
   return `exit ${result.code}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`;
