@@ -40,11 +40,12 @@
  *
  *   node scripts/bundle-cli.mjs
  */
-import { build } from 'esbuild';
-import { chmodSync, existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { build, transformSync } from 'esbuild';
+import { chmodSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { builtinModules, createRequire } from 'node:module';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const src = join(root, 'src');
@@ -201,6 +202,59 @@ function vendoredModules(files) {
   };
 }
 
+/** SCRIPT_CHUNK in src/main/startup/script-chunks.ts: a script chunk's first line, and its function's parameters. */
+const SCRIPT_CHUNK = { marker: '//mtool-chunk ', head: '(function (exports, require, module, __load, __mtoolMeta) {', tail: '\n})' };
+
+/**
+ * Rewrite a chunk of the ES module build, in place, into a script chunk, which
+ * src/main/startup/script-chunks.ts runs with V8's code cache: a first line listing the chunks
+ * and the other modules it imports statically, then one function. `import(` becomes `__load(`
+ * and `import.meta` becomes `__mtoolMeta` (same lengths, so the source map still points right),
+ * found by TypeScript's parser, not by pattern; esbuild turns the static imports and exports
+ * into `require` and `module.exports`, and carries the source map over.
+ * @throws Error naming the chunk where it cannot be rewritten (top-level await, a name the
+ * function's parameters would shadow, non-ASCII text).
+ */
+function toScriptChunk(path, chunkNames) {
+  const name = path.split(sep).pop();
+  let code = readFileSync(path, 'utf8').replace(/\n\/\/# sourceMappingURL=[^\n]*\n?$/, '\n');
+  const taken = ['__load', '__mtoolMeta'].filter((param) => new RegExp(`\\b${param}\\b`).test(code));
+  if (taken.length > 0) throw new Error(`bundle-cli: ${name} uses ${taken.join(', ')}, which its script chunk's function would shadow`);
+  const source = ts.createSourceFile(name, code, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
+  const edits = [];
+  const visit = (node) => {
+    if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) edits.push({ at: node.expression.getStart(source), text: '__load' });
+    if (ts.isMetaProperty(node) && node.keywordToken === ts.SyntaxKind.ImportKeyword) edits.push({ at: node.getStart(source), text: '__mtoolMeta' });
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  const header = { chunks: [], imports: [] };
+  for (const statement of source.statements) {
+    if (!(ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) || !statement.moduleSpecifier) continue;
+    const specifier = statement.moduleSpecifier.text;
+    if (chunkNames.has(specifier)) header.chunks.push(specifier);
+    else if (!specifier.startsWith('node:') && !BUILTINS.has(specifier)) header.imports.push(specifier);
+  }
+  for (const { at, text } of edits.sort((a, b) => b.at - a.at)) code = code.slice(0, at) + text + code.slice(at + text.length);
+  const map = readFileSync(`${path}.map`);
+  let out;
+  try {
+    out = transformSync(`${code}//# sourceMappingURL=data:application/json;base64,${map.toString('base64')}\n`, {
+      format: 'cjs', platform: 'node', target: 'node20', charset: 'ascii', loader: 'js', sourcefile: name, sourcemap: 'external', logLevel: 'silent',
+    });
+  } catch (error) {
+    throw new Error(`bundle-cli: ${name} cannot become a script chunk: ${error.message}`);
+  }
+  const text = `${SCRIPT_CHUNK.marker}${JSON.stringify(header)}\n${SCRIPT_CHUNK.head}\n${out.code}${SCRIPT_CHUNK.tail}\n//# sourceMappingURL=${name}.map\n`;
+  if ([...text].some((char) => char.charCodeAt(0) > 0x7f)) throw new Error(`bundle-cli: script chunk ${name} is not ASCII; src/main/startup/script-chunks.ts reads chunks as latin1`);
+  // Two lines (the header and the function's head) before the chunk's code.
+  const outMap = JSON.parse(out.map);
+  outMap.mappings = `;;${outMap.mappings}`;
+  outMap.file = name;
+  writeFileSync(path, text);
+  writeFileSync(`${path}.map`, JSON.stringify(outMap));
+}
+
 // Written beside dist/cli and swapped in when complete: the tests and benches of other work on
 // the same tree run dist/cli/bin.js while a build runs, and emptying dist/cli first left it
 // missing for the whole build. (Beside it, at the same depth, so `../<path>.js` still holds.)
@@ -247,7 +301,8 @@ for (const file of Object.values(vendorFiles)) {
 
 const result = await build({
   absWorkingDir: root,
-  entryPoints: { bin: 'src/main/bin.ts', 'parse-worker': 'src/workers/parse-worker.ts' },
+  // The command line (bin.js runs it) and the worker (parse-worker.js runs it): see the entries below.
+  entryPoints: { cli: 'src/main/cli.ts', 'parse-worker-main': 'src/workers/parse-worker.ts' },
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -256,7 +311,7 @@ const result = await build({
   outdir: staging,
   plugins: [publicModules, vendoredModules(vendorFiles), npmPackages],
   // sade and mri's ES module builds: no CommonJS wrappers, hence no shared runtime-helpers chunk
-  // that every chunk (`--version` included) would import.
+  // that every chunk (`--help` included) would import.
   mainFields: ['module', 'main'],
   define: { MTOOL_VENDOR_PINO: JSON.stringify(vendorFiles.pino) },
   // Maps name the source modules of every chunk (tests read them to see what a command loaded);
@@ -266,9 +321,29 @@ const result = await build({
   metafile: true,
   logLevel: 'warning',
 });
+const chunkFiles = Object.keys(result.metafile.outputs).filter((file) => file.endsWith('.js'));
+for (const file of chunkFiles) toScriptChunk(resolve(root, file), new Set(chunkFiles.map((other) => `./${other.split('/').pop()}`)));
+
+// The ES module entries, each a file of its own (no chunk shared with the command line): the
+// executable, with the code-cache loader and the `--version` answer; the worker-pool entry,
+// found by `new URL('./parse-worker.js', import.meta.url)` from whichever chunk holds the pool.
+const entries = await build({
+  absWorkingDir: root,
+  entryPoints: { bin: 'src/main/bin.ts', 'parse-worker': 'src/main/startup/parse-worker-entry.ts' },
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  outdir: staging,
+  plugins: [publicModules, npmPackages],
+  sourcemap: true,
+  sourcesContent: false,
+  metafile: true,
+  logLevel: 'warning',
+});
 
 // The relative specifiers above hold only if nothing was written into a subfolder.
-const nested = [...Object.keys(result.metafile.outputs), ...Object.keys(vendor.metafile.outputs)].filter((file) => dirname(resolve(root, file)) !== staging);
+const nested = [...Object.keys(result.metafile.outputs), ...Object.keys(entries.metafile.outputs), ...Object.keys(vendor.metafile.outputs)].filter((file) => dirname(resolve(root, file)) !== staging);
 if (nested.length > 0) throw new Error(`bundle-cli: outputs must sit directly in dist/cli/, found ${nested.join(', ')}`);
 chmodSync(join(staging, 'bin.js'), 0o755);
 if (existsSync(outdir)) renameSync(outdir, retired);

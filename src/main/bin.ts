@@ -3,9 +3,14 @@
  * The `mtool` executable: the only place that ends the process. Everything else returns exit
  * codes (src/main/cli.ts).
  *
+ * The command line runs from the CLI bundle's script chunks with V8's code cache
+ * (src/main/startup/script-chunks.ts); from tsc's output, as ES modules.
+ *
  * Signals: the first SIGINT / SIGTERM aborts the running command's signal and runs its cleanups
  * (a `migrate` releases its lock there), then exits 130 / 143. A second signal exits at once.
  */
+import { importChunk } from './startup/script-chunks.js';
+
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
 
 function exit(code: number): void {
@@ -22,7 +27,7 @@ async function main(argv: string[]): Promise<void> {
     return exit(0);
   }
   // RunContext through cli.js: one chunk of the bundle instead of two more.
-  const { runCli, RunContext } = await import('./cli.js');
+  const { runCli, RunContext } = await importChunk<typeof import('./cli.js')>(new URL('./cli.js', import.meta.url));
   const run = new RunContext();
   let stopping = false;
   for (const signal of Object.keys(SIGNAL_EXIT) as (keyof typeof SIGNAL_EXIT)[]) {

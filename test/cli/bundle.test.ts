@@ -4,6 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { Script } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseMigrationFile } from '../../src/parser/migration-file.js';
 import { CLI_DIR } from '../support/cli.js';
@@ -14,6 +15,10 @@ import { CLI_DIR } from '../support/cli.js';
  */
 const built = existsSync(join(CLI_DIR, 'bin.js'));
 const ROOT = resolve(CLI_DIR, '..', '..');
+/** The ES module entries; every other .js file of the bundle is a script chunk (src/main/startup/script-chunks.ts). */
+const ENTRIES = ['bin.js', 'parse-worker.js'];
+/** tsc's build of the chunk loader, which runs a chunk as the entries do. */
+const loader = pathToFileURL(join(ROOT, 'dist', 'main', 'startup', 'script-chunks.js')).href;
 
 describe.runIf(built || process.env.CI === 'true')('the CLI bundle', () => {
   const scripts = built ? readdirSync(CLI_DIR).filter((name) => name.endsWith('.js')) : [];
@@ -23,13 +28,34 @@ describe.runIf(built || process.env.CI === 'true')('the CLI bundle', () => {
     const missing: string[] = [];
     for (const name of scripts) {
       const code = readFileSync(join(CLI_DIR, name), 'utf8');
-      for (const [, specifier] of code.matchAll(/(?:from|import\()\s*"(\.{1,2}\/[^"]+)"/g)) {
+      for (const [, specifier] of code.matchAll(/(?:from|import\(|require\(|__load\(|[[,])\s*"(\.{1,2}\/[^"]+)"/g)) {
         if (!existsSync(resolve(CLI_DIR, specifier))) missing.push(`${name}: ${specifier}`);
       }
     }
     expect(scripts).toContain('bin.js');
     expect(scripts).toContain('parse-worker.js');
+    expect(scripts).toContain('cli.js');
     expect(missing).toEqual([]);
+  });
+
+  it('has two ES module entries and turns every other file of the ES module build into an ASCII script chunk', () => {
+    const chunks = scripts.filter((name) => !ENTRIES.includes(name));
+    expect(chunks.length).toBeGreaterThan(10);
+    for (const name of chunks) {
+      const bytes = readFileSync(join(CLI_DIR, name));
+      const lines = bytes.toString('latin1').split('\n');
+      expect(lines[0], name).toMatch(/^\/\/mtool-chunk \{"chunks":\[.*\],"imports":\[.*\]\}$/);
+      expect(lines[1], name).toBe('(function (exports, require, module, __load, __mtoolMeta) {');
+      expect(bytes.some((byte) => byte > 0x7f), name).toBe(false);
+      // A script, not a module: V8 compiles it as one (an import or export statement would not).
+      expect(() => new Script(bytes.toString('latin1'), { filename: name }), name).not.toThrow();
+    }
+    for (const name of ENTRIES) expect(readFileSync(join(CLI_DIR, name), 'utf8').startsWith('//mtool-chunk'), name).toBe(false);
+    // The public modules a chunk requires are named on its first line, to be imported before it runs.
+    const cli = readFileSync(join(CLI_DIR, 'cli.js'), 'utf8');
+    const header = JSON.parse(cli.slice('//mtool-chunk '.length, cli.indexOf('\n'))) as { imports: string[] };
+    expect(header.imports).toContain('../errors.js');
+    expect(cli).toContain('require("../errors.js")');
   });
 
   it('leaves the public modules and the logger to tsc output, so users and the CLI share one instance', () => {
@@ -50,8 +76,8 @@ describe.runIf(built || process.env.CI === 'true')('the CLI bundle', () => {
     expect(bundled).toContain('src/main/cli.ts');
     expect(bundled).toContain('src/main/engine/load-migrations.ts');
     const code = scripts.map((name) => readFileSync(join(CLI_DIR, name), 'utf8')).join('\n');
-    expect(code).toContain('from "../schema/columns.js"');
-    expect(code).toContain('from "../errors.js"');
+    expect(code).toContain('require("../schema/columns.js")');
+    expect(code).toContain('require("../errors.js")');
   });
 
   /** Source files (relative to the package root) of each bundle file, from its source map. */
@@ -85,7 +111,7 @@ describe.runIf(built || process.env.CI === 'true')('the CLI bundle', () => {
       expect(everywhere.has(external), external).toBe(false);
     }
     const code = scripts.map((name) => readFileSync(join(CLI_DIR, name), 'utf8')).join('\n');
-    expect(code).toContain('import("better-sqlite3")');
+    expect(code).toContain('__load("better-sqlite3")');
     // Every vendor file the chunks name exists (the build wrote the names it hashed).
     const named = [...code.matchAll(/loadVendor\("([^"]+)"\)|"(vendor-[^"]+\.cjs)"/g)].map((m) => m[1] ?? m[2]);
     expect(new Set(named)).toEqual(new Set(vendorFiles));
@@ -121,7 +147,8 @@ describe.runIf(built || process.env.CI === 'true')('the CLI bundle', () => {
     it('runs dist/cli/parse-worker.js from the bundled pool and parses as the main thread does', async () => {
       const chunk = scripts.find((name) => /^parse-pool-[A-Z0-9]+\.js$/.test(name));
       expect(chunk, 'the bundle has a parse-pool chunk').toBeDefined();
-      const { parseInPool } = (await import(pathToFileURL(join(CLI_DIR, chunk!)).href)) as {
+      const { importChunk } = (await import(loader)) as { importChunk(file: string): Promise<unknown> };
+      const { parseInPool } = (await importChunk(join(CLI_DIR, chunk!))) as {
         parseInPool(task: { dir: string; database: string; dialect: string; filenames: string[] }): Promise<unknown[]>;
       };
       const pooled = await parseInPool({ dir, database: 'app', dialect: 'postgresql', filenames });

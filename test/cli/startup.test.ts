@@ -56,7 +56,10 @@ describe('start-up imports', () => {
     const chunk = readdirSync(CLI_DIR).find((name) => name.endsWith('.js') && readFileSync(join(CLI_DIR, `${name}.map`), 'utf8').includes('"mtool-vendor:pg"'));
     expect(chunk, 'a chunk stands for pg').toBeDefined();
     const vendoredTrace = join(traceDir, 'vendored.txt');
-    const run = spawnSync(process.execPath, ['--import', MODULE_TRACE, '--input-type=module', '-e', `await import(${JSON.stringify(pathToFileURL(join(CLI_DIR, chunk!)).href)})`], { env: { ...process.env, MTOOL_MODULE_TRACE: vendoredTrace } });
+    // A script chunk (src/main/startup/script-chunks.ts), run through tsc's build of the loader.
+    const loader = pathToFileURL(join(CLI_DIR, '..', 'main', 'startup', 'script-chunks.js')).href;
+    const script = `const { importChunk } = await import(${JSON.stringify(loader)}); await importChunk(${JSON.stringify(join(CLI_DIR, chunk!))})`;
+    const run = spawnSync(process.execPath, ['--import', MODULE_TRACE, '--input-type=module', '-e', script], { env: { ...process.env, MTOOL_MODULE_TRACE: vendoredTrace } });
     expect(run.status, String(run.stderr)).toBe(0);
     const vendoredModules = (await readFile(vendoredTrace, 'utf8')).split('\n');
     expect(vendorFileRead(vendoredModules, 'pg')).toBe(true);
@@ -70,9 +73,9 @@ describe('start-up imports', () => {
     expect(modules.some((m) => m.includes('/node_modules/pino/')) || vendorFileRead(modules, 'pino')).toBe(false);
   });
 
-  it('mtool --version loads only the binary and the version module: no command line, no sade', async () => {
+  it('mtool --version loads only the binary (with the chunk loader) and the version module: no command line, no sade', async () => {
     const modules = await loadedModules(['--version']);
-    expect(await loadedSources(modules)).toEqual(['src/main/bin.ts', 'src/version.ts']);
+    expect(await loadedSources(modules)).toEqual(['src/main/bin.ts', 'src/main/startup/code-cache.ts', 'src/main/startup/script-chunks.ts', 'src/version.ts']);
     expect(modules.some((m) => m.includes('/node_modules/'))).toBe(false);
     // The bundle's entry plus the version chunk (and at most one re-export stub esbuild adds).
     expect(mtoolFiles(modules).length).toBeLessThanOrEqual(3);
