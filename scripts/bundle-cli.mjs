@@ -34,9 +34,16 @@
  * API, no public module imports it, and it holds no class or state; bundled, its lazy import of
  * the dialect registry reaches the bundled dialects instead of a second copy in `dist/dialects/`.
  *
+ * Node 20 compiles every ES module from source on every run, so the chunks of the ES module
+ * build are then rewritten into script chunks ({@link toScriptChunk}), which
+ * src/main/startup/script-chunks.ts runs with V8's code cache. The two ES module entries, built
+ * on their own, load them: `dist/cli/bin.js` (the executable; it answers `--version` itself)
+ * runs `cli.js`, and `dist/cli/parse-worker.js`, the worker-pool entry found by
+ * `new URL('./parse-worker.js', import.meta.url)` from whichever chunk holds the pool, runs
+ * `parse-worker-main.js`.
+ *
  * All outputs sit directly in `dist/cli/` (no subfolders), so the rewritten `../<path>.js`
- * specifiers are right for every chunk. `dist/cli/parse-worker.js` is the worker-pool entry,
- * found by `new URL('./parse-worker.js', import.meta.url)` from whichever chunk holds the pool.
+ * specifiers are right for every chunk.
  *
  *   node scripts/bundle-cli.mjs
  */
@@ -322,7 +329,8 @@ const result = await build({
   logLevel: 'warning',
 });
 const chunkFiles = Object.keys(result.metafile.outputs).filter((file) => file.endsWith('.js'));
-for (const file of chunkFiles) toScriptChunk(resolve(root, file), new Set(chunkFiles.map((other) => `./${other.split('/').pop()}`)));
+const chunkNames = new Set(chunkFiles.map((file) => `./${file.split('/').pop()}`));
+for (const file of chunkFiles) toScriptChunk(resolve(root, file), chunkNames);
 
 // The ES module entries, each a file of its own (no chunk shared with the command line): the
 // executable, with the code-cache loader and the `--version` answer; the worker-pool entry,
