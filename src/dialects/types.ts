@@ -87,6 +87,13 @@ export interface Connection {
   beginWith?(sql: string): Promise<QueryResult>;
   /** `sql` and then COMMIT in one round trip, where the protocol can. Absent: query() and commit(). */
   commitWith?(sql: string): Promise<void>;
+  /**
+   * Ask the server, from another session, to stop the statement this session runs now (Ctrl-C /
+   * SIGTERM during a long migration statement): it then fails at once and its transaction rolls
+   * back. Does nothing when no statement runs. Absent where the driver cannot (SQLite blocks the
+   * process while a statement runs; ClickHouse).
+   */
+  cancel?(): Promise<void>;
   /** Server version string, e.g. `15.19`, `10.11.19-MariaDB`, `18.16.1`. */
   serverVersion(): Promise<string>;
   close(): Promise<void>;

@@ -12,6 +12,8 @@
 import { importChunk } from './startup/script-chunks.js';
 
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
+/** How long a signalled process waits, after its cleanups, for the command to print its outcome. */
+const REPORT_GRACE_MS = 500;
 
 function exit(code: number): void {
   // Let buffered output reach pipes before the process ends.
@@ -30,16 +32,24 @@ async function main(argv: string[]): Promise<void> {
   const { runCli, RunContext } = await importChunk<typeof import('./cli.js')>(new URL('./cli.js', import.meta.url));
   const run = new RunContext();
   let stopping = false;
+  let command: Promise<number> | undefined;
   for (const signal of Object.keys(SIGNAL_EXIT) as (keyof typeof SIGNAL_EXIT)[]) {
     process.on(signal, () => {
       if (stopping) process.exit(SIGNAL_EXIT[signal]);
       stopping = true;
       process.stderr.write(`\nmtool: ${signal === 'SIGINT' ? 'interrupted' : 'terminated'}; cleaning up (send again to exit at once)\n`);
       run.abort(signal);
-      void run.cleanup().finally(() => exit(SIGNAL_EXIT[signal]));
+      // After the cleanups, give the command a moment to report how it ended (the migration it
+      // rolled back) before the process exits.
+      const reported = Promise.race([command, new Promise((resolve) => setTimeout(resolve, REPORT_GRACE_MS).unref())]);
+      void run
+        .cleanup()
+        .then(() => reported)
+        .finally(() => exit(SIGNAL_EXIT[signal]));
     });
   }
-  const code = await runCli(argv, { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), env: process.env, run });
+  command = runCli(argv, { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), env: process.env, run });
+  const code = await command;
   if (!stopping) exit(code);
 }
 

@@ -240,6 +240,17 @@ class PostgresConnection implements Connection {
     await this.query('ROLLBACK');
   }
 
+  async cancel(): Promise<void> {
+    const pid = (this.#client as { processID?: number | null } | undefined)?.processID;
+    if (!pid) return;
+    const other = await this.#pool.connect();
+    try {
+      await other.query(`SELECT pg_cancel_backend(${Number(pid)})`);
+    } finally {
+      other.release();
+    }
+  }
+
   async serverVersion(): Promise<string> {
     const { rows } = await this.query('SHOW server_version');
     return String(rows[0]?.server_version ?? '');

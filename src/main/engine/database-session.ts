@@ -109,7 +109,7 @@ export async function withLock<T>(session: DatabaseSession, command: string, run
   } finally {
     try {
       if (session.lock.held) {
-        await session.lock.release();
+        await releaseOnce(session, run);
         session.log.debug('lock released');
       }
     } catch (error) {
@@ -125,6 +125,19 @@ export async function withLock<T>(session: DatabaseSession, command: string, run
     }
     unregister?.();
     markSettled();
+  }
+}
+
+/**
+ * Release the lock; after Ctrl-C / SIGTERM try a second time, since the request that stopped the
+ * running statement can reach the server just after that statement ended, and stop the release.
+ */
+async function releaseOnce(session: DatabaseSession, run: EngineRunContext | undefined): Promise<void> {
+  try {
+    await session.lock.release();
+  } catch (error) {
+    if (!run?.signal.aborted || !session.lock.held) throw error;
+    await session.lock.release();
   }
 }
 

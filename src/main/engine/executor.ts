@@ -132,6 +132,15 @@ export class Executor {
     };
   }
 
+  async #cancel(): Promise<void> {
+    try {
+      await this.#conn.cancel!();
+      this.#log.warn(`${this.#database}: interrupted: asked the server to stop the running statement`);
+    } catch (error) {
+      this.#log.warn(`${this.#database}: could not ask the server to stop the running statement`, { error });
+    }
+  }
+
   #checkAbort(): void {
     const signal = this.#options.signal;
     if (signal?.aborted) {
@@ -308,8 +317,17 @@ export class Executor {
   /** Run one statement; with `beginWith`, open the transaction in the same round trip. */
   async #execute(file: MigrationFile, statement: SqlStatement, beginWith?: (sql: string) => Promise<unknown>): Promise<void> {
     const started = this.#options.perf ? performance.now() : 0;
-    if (beginWith) await beginWith.call(this.#conn, statement.text);
-    else await this.#conn.query(statement.text);
+    // Ctrl-C / SIGTERM while the statement runs: have the server stop it, so the migration rolls
+    // back now instead of when the statement would have ended.
+    const signal = this.#options.signal;
+    const cancel = signal && this.#conn.cancel ? () => void this.#cancel() : undefined;
+    if (cancel) signal!.addEventListener('abort', cancel, { once: true });
+    try {
+      if (beginWith) await beginWith.call(this.#conn, statement.text);
+      else await this.#conn.query(statement.text);
+    } finally {
+      if (cancel) signal!.removeEventListener('abort', cancel);
+    }
     if (this.#options.perf) {
       this.#log.info(`perf ${formatMs(performance.now() - started)} ${file.filename}:${statement.line} ${statementPreview(statement.text)}`);
     }

@@ -29,6 +29,7 @@ export function tracedConnection(conn: Connection, log: Logger): Connection {
     commit: () => run('COMMIT', () => conn.commit()) as Promise<void>,
     rollback: () => run('ROLLBACK', () => conn.rollback()) as Promise<void>,
     serverVersion: () => conn.serverVersion(),
+    ...(conn.cancel ? { cancel: () => conn.cancel!() } : {}),
     close: () => conn.close(),
   };
 }
