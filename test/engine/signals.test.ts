@@ -143,3 +143,35 @@ for (const c of CASES) {
     }, 90_000);
   });
 }
+
+const mariadb = TARGETS.find((t) => t.id === 'mariadb')!;
+describe.skipIf(!(await targetReachable(mariadb)))('interrupting migrate on mariadb', () => {
+  let db: ProvisionedDatabase | undefined;
+  let project: TestProject | undefined;
+  afterEach(async () => {
+    await project?.dispose();
+    await db?.drop();
+  });
+
+  it('SIGTERM stops the running statement on the server (KILL QUERY), records nothing for the migration and releases the lock', async () => {
+    db = await provision(mariadb);
+    project = await TestProject.create([{ name: 'app', type: 'mariadb', url: db.url }]);
+    await project.write('app__0001_first.sql', migration(['CREATE TABLE first_t (id integer primary key)']));
+    // Data first: MariaDB runs the file in a transaction (DDL would commit on its own).
+    await project.write('app__0002_long.sql', migration(['INSERT INTO first_t VALUES (1)', 'SELECT SLEEP(6)', 'INSERT INTO first_t VALUES (2)']));
+    const run = start(project, ['migrate', '--verbose']);
+    await waitFor('the long migration to start', () => run.stderr().includes('applying app__0002_long.sql'));
+    await new Promise((r) => setTimeout(r, 700));
+    run.child.kill('SIGTERM');
+    const exit = await run.exit;
+    expect(exit.code, run.stderr()).toBe(143);
+    expect(run.stderr()).toContain('asked the server to stop the running statement');
+    expect(run.stderr()).not.toContain('lock released from a second connection');
+    const sleeping = await queryOnce(mariadb, db.url, "SELECT count(*) AS n FROM information_schema.processlist WHERE info LIKE 'SELECT SLEEP(6)%'");
+    expect(Number(sleeping[0]!.n)).toBe(0);
+    expect((await queryOnce(mariadb, db.url, 'SELECT id FROM first_t')).map((r) => Number(r.id))).toEqual([]);
+    const history = await project.json(['history']);
+    expect(history.data.databases.app.migrations.map((m: { filename: string }) => m.filename)).toEqual(['app__0001_first.sql']);
+    expect((await project.run(['lock-status'])).stdout.trim()).toBe('Migration lock: INACTIVE');
+  }, 60_000);
+});

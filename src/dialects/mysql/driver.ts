@@ -45,7 +45,8 @@ export async function connectMysql(options: ConnectOptions, flavour: MysqlFlavou
   } catch (e) {
     throw new MysqlError('MTOOL_CONNECTION', ctx, e, `check that ${flavour.type} is running at ${config.host}:${config.port} and that the URL's user, password and database are right`);
   }
-  return new MysqlConnection(connection, flavour, ctx);
+  const reconnect = async (): Promise<Mysql2Connection> => (mysql.default ?? mysql).createConnection(config);
+  return new MysqlConnection(connection, flavour, ctx, reconnect);
 }
 
 async function sslOptions(url: ConnectionUrl, root: string, ctx: ErrorContext): Promise<SslOptions | undefined> {
@@ -74,9 +75,12 @@ class MysqlConnection implements Connection {
   #connection: Mysql2Connection | undefined;
   readonly #ctx: ErrorContext;
   #broken: unknown;
+  /** A second session with the same settings (for {@link cancel}). */
+  readonly #reconnect: () => Promise<Mysql2Connection>;
 
-  constructor(connection: Mysql2Connection, flavour: MysqlFlavour, ctx: ErrorContext) {
+  constructor(connection: Mysql2Connection, flavour: MysqlFlavour, ctx: ErrorContext, reconnect: () => Promise<Mysql2Connection>) {
     this.#connection = connection;
+    this.#reconnect = reconnect;
     this.type = flavour.type;
     this.#ctx = ctx;
     this.databaseName = ctx.databaseName;
@@ -110,6 +114,17 @@ class MysqlConnection implements Connection {
 
   async rollback(): Promise<void> {
     await this.query('ROLLBACK');
+  }
+
+  async cancel(): Promise<void> {
+    const id = this.#connection?.threadId;
+    if (!id) return;
+    const other = await this.#reconnect();
+    try {
+      await other.query(`KILL QUERY ${Number(id)}`);
+    } finally {
+      await other.end();
+    }
   }
 
   async serverVersion(): Promise<string> {
