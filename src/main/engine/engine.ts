@@ -4,8 +4,9 @@ import type { MigrationFile } from '../../parser/migration-file.js';
 import type { DatabaseEntry } from '../config/types.js';
 import type { Logger } from '../log.js';
 import { appliedBy, withLock, withSession, type DatabaseSession, type EngineRunContext } from './database-session.js';
-import { Executor, formatMs } from './executor.js';
-import type { AppliedMigration, EngineHooks, HookContext } from './hooks.js';
+import { Executor } from './executor.js';
+import { BatchHooks } from './batch-hooks.js';
+import type { AppliedMigration, EngineHooks } from './hooks.js';
 import { ensureParsed, loadMigrations } from './load-migrations.js';
 import { currentVersion, planMigrate, planRollback, statusEntries, verifyApplied, type RollbackPlanOptions } from './planner.js';
 import type { HistoryResult, LockStatusResult, MigrationOutcome, MigrationRecord, RunResult, StatusResult, UnlockResult } from './types.js';
@@ -83,30 +84,6 @@ function executor(
   });
 }
 
-/** Run a hook; its failure only warns (spec: snapshot write failure only logs a warning). */
-async function runHook(session: DatabaseSession, name: string, hook: () => Promise<void>, logTime = true): Promise<void> {
-  const started = performance.now();
-  try {
-    await hook();
-    if (logTime) session.log.info(`${name} in ${formatMs(performance.now() - started)}`);
-  } catch (error) {
-    session.log.warn(`${name} failed; the migration itself is applied and recorded`, { error });
-  }
-}
-
-async function afterBatch(
-  session: DatabaseSession,
-  hooks: EngineHooks | undefined,
-  context: HookContext,
-  applied: AppliedMigration[],
-  options: MigrateOptions,
-  failed: boolean,
-): Promise<void> {
-  if (applied.length === 0 || !hooks?.afterBatch) return;
-  const hook = hooks.afterBatch.bind(hooks);
-  await runHook(session, 'after-batch hook', () => hook({ ...context, applied, deferred: options.deferSnapshots ?? false, failed }));
-}
-
 /**
  * `migrate` on one database: pending versioned migrations in version order, then due repeatables.
  * @throws ChecksumMismatchError, LockError, MigrationFailedError, MtoolError.
@@ -121,54 +98,32 @@ export async function migrate(entry: DatabaseEntry, ctx: EngineContext, options:
       verifyApplied(files, records, entry.name);
       const plan = planMigrate(files, records, entry.name, options);
       ensureParsed([...plan.versioned, ...plan.repeatables.map((r) => r.file)]);
-      const hooks = options.hooks;
-      const perMigration = hooks !== undefined && !options.deferSnapshots;
-      const context: HookContext = { database: entry.name, conn: session.conn, dialect: session.dialect };
-      const appliedNow: AppliedMigration[] = [];
       const outcomes: MigrationOutcome[] = [];
-      // Commits are reported to the hooks between migrations, after the after-migration hook of
-      // the migration whose commit it was (the executor commits before it returns).
-      const uncounted: AppliedMigration[] = [];
-      const reportCommits = async (): Promise<void> => {
-        const versioned = uncounted.splice(0).filter((c) => c.file.kind === 'versioned');
-        appliedNow.push(...versioned);
-        if (perMigration && hooks.afterCommit && versioned.length > 0) {
-          const hook = hooks.afterCommit.bind(hooks);
-          await runHook(session, 'after-commit hook', () => hook({ ...context, committed: versioned }), false);
-        }
-      };
-      const exec = executor(session, ctx, options, async (committed) => void uncounted.push(...committed));
+      const hooks = new BatchHooks(session, options.hooks, options.deferSnapshots ?? false);
+      const exec = executor(session, ctx, options, hooks.committed);
       if (plan.baseline) {
         for (const file of plan.versioned) outcomes.push(await exec.baseline(file));
       } else {
         try {
           for (const file of plan.versioned) {
-            if (perMigration && hooks.beforeVersionedMigration) {
-              const hook = hooks.beforeVersionedMigration.bind(hooks);
-              await runHook(session, `before-migration hook for ${file.filename}`, () => hook({ ...context, file }), false);
-            }
+            await hooks.before(file);
             const { outcome, record } = await exec.apply(file);
             outcomes.push(outcome);
-            if (perMigration && hooks.afterVersionedMigration) {
-              const hook = hooks.afterVersionedMigration.bind(hooks);
-              await runHook(session, `after-migration hook for ${file.filename}`, () => hook({ ...context, file, record }), false);
-            }
-            await reportCommits();
+            await hooks.after(file, record);
+            await hooks.flushCommits();
           }
           // Before the repeatables: a snapshot is the schema the versioned migrations made (spec:
           // repeatable migrations write no snapshot), deferred or not.
           await exec.finish();
-          await reportCommits();
         } catch (error) {
-          await reportCommits();
-          await afterBatch(session, hooks, context, appliedNow, options, true);
+          await hooks.end(true);
           throw error;
         }
-        await afterBatch(session, hooks, context, appliedNow, options, false);
+        await hooks.end(false);
         for (const step of plan.repeatables) outcomes.push((await exec.apply(step.file, step.existing)).outcome);
         await exec.finish();
       }
-      const after = [...records, ...appliedNow.map((a) => a.record), ...(plan.baseline ? plan.versioned.map((f) => ({ version: f.version ?? null })) : [])];
+      const after = [...records, ...hooks.applied.map((a) => a.record), ...(plan.baseline ? plan.versioned.map((f) => ({ version: f.version ?? null })) : [])];
       return {
         database: entry.name,
         databaseType: entry.type,

@@ -1,0 +1,78 @@
+import { performance } from 'node:perf_hooks';
+import type { MigrationFile } from '../../parser/migration-file.js';
+import type { DatabaseSession } from './database-session.js';
+import { formatMs } from './executor.js';
+import type { AppliedMigration, EngineHooks, HookContext } from './hooks.js';
+import type { MigrationRecord } from './types.js';
+
+/**
+ * Calls one `migrate` batch's {@link EngineHooks} in the order hooks.ts promises, and keeps the
+ * versioned migrations committed so far. A hook that throws only warns (spec: a snapshot write
+ * failure only logs a warning); the migration stays applied.
+ *
+ * The executor reports commits as they happen ({@link committed}), which can be before the
+ * after-migration hook of the migration it committed; {@link flushCommits} hands them to
+ * `afterCommit` between migrations, after that hook.
+ */
+export class BatchHooks {
+  readonly #session: DatabaseSession;
+  readonly #hooks: EngineHooks | undefined;
+  readonly #deferred: boolean;
+  readonly #context: HookContext;
+  /** Per-migration hooks run (not with `--defer-snapshots`). */
+  readonly #perMigration: boolean;
+  /** Committed, not yet handed to `afterCommit`. */
+  #unreported: AppliedMigration[] = [];
+  /** Versioned migrations committed in this batch, in order. */
+  readonly applied: AppliedMigration[] = [];
+
+  constructor(session: DatabaseSession, hooks: EngineHooks | undefined, deferred: boolean) {
+    this.#session = session;
+    this.#hooks = hooks;
+    this.#deferred = deferred;
+    this.#perMigration = hooks !== undefined && !deferred;
+    this.#context = { database: session.entry.name, conn: session.conn, dialect: session.dialect };
+  }
+
+  /** For the executor's `onCommit`: migrations whose transaction committed. */
+  readonly committed = async (migrations: readonly AppliedMigration[]): Promise<void> => {
+    this.#unreported.push(...migrations);
+  };
+
+  async before(file: MigrationFile): Promise<void> {
+    const hook = this.#perMigration ? this.#hooks?.beforeVersionedMigration?.bind(this.#hooks) : undefined;
+    if (hook) await this.#run(`before-migration hook for ${file.filename}`, () => hook({ ...this.#context, file }), false);
+  }
+
+  async after(file: MigrationFile, record: MigrationRecord): Promise<void> {
+    const hook = this.#perMigration ? this.#hooks?.afterVersionedMigration?.bind(this.#hooks) : undefined;
+    if (hook) await this.#run(`after-migration hook for ${file.filename}`, () => hook({ ...this.#context, file, record }), false);
+  }
+
+  /** Hand the versioned migrations committed since the last call to `afterCommit`. */
+  async flushCommits(): Promise<void> {
+    const versioned = this.#unreported.splice(0).filter((c) => c.file.kind === 'versioned');
+    this.applied.push(...versioned);
+    const hook = this.#perMigration ? this.#hooks?.afterCommit?.bind(this.#hooks) : undefined;
+    if (hook && versioned.length > 0) await this.#run('after-commit hook', () => hook({ ...this.#context, committed: versioned }), false);
+  }
+
+  /** `afterBatch`, when at least one versioned migration was committed (also after a failure). */
+  async end(failed: boolean): Promise<void> {
+    await this.flushCommits();
+    const hook = this.#hooks?.afterBatch?.bind(this.#hooks);
+    if (hook && this.applied.length > 0) {
+      await this.#run('after-batch hook', () => hook({ ...this.#context, applied: this.applied, deferred: this.#deferred, failed }), true);
+    }
+  }
+
+  async #run(name: string, hook: () => Promise<void>, logTime: boolean): Promise<void> {
+    const started = performance.now();
+    try {
+      await hook();
+      if (logTime) this.#session.log.info(`${name} in ${formatMs(performance.now() - started)}`);
+    } catch (error) {
+      this.#session.log.warn(`${name} failed; the migration itself is applied and recorded`, { error });
+    }
+  }
+}
