@@ -95,31 +95,21 @@ export class TrackingStore {
     await this.#conn.query(this.insertStatement(record));
   }
 
-  /** Update the row of a re-applied repeatable migration. */
-  async update(record: MigrationRecord): Promise<void> {
-    await this.#conn.query(this.updateStatement(record));
-  }
-
-  /** Remove a record (rollback, downgrade). */
-  async remove(record: MigrationRecord): Promise<void> {
-    await this.#conn.query(this.removeStatement(record));
-  }
-
-  /** The statement {@link insert} runs (the executor may send it with the COMMIT). */
+  /** The statement {@link insert} runs (the executor sends it itself, with the COMMIT where it can). */
   insertStatement(record: MigrationRecord): string {
     if (this.#sql.writeMode === 'append') return this.#appendStatement(record, false);
     const q = this.#dialect.quote;
     return `INSERT INTO ${q.ident(this.#table)} (${RECORD_COLUMNS}) VALUES (${this.#recordValues(record, Math.round(record.executionMs)).join(', ')})`;
   }
 
-  /** The statement {@link update} runs. */
+  /** Update the row of a re-applied repeatable migration (run by the executor). */
   updateStatement(record: MigrationRecord): string {
     if (this.#sql.writeMode === 'append') return this.#appendStatement(record, false);
     const q = this.#dialect.quote;
     return `UPDATE ${q.ident(this.#table)} SET checksum = ${q.literal(record.checksum)}, description = ${q.literal(record.description)}, applied_at = ${this.#sql.timestamp(q, new Date(record.appliedAt))}, execution_ms = ${q.literal(Math.round(record.executionMs))}, applied_by = ${q.literal(record.appliedBy)} WHERE filename = ${q.literal(record.filename)}`;
   }
 
-  /** The statement {@link remove} runs. */
+  /** Remove a record: rollback, downgrade (run by the executor). */
   removeStatement(record: MigrationRecord): string {
     if (this.#sql.writeMode === 'append') return this.#appendStatement(record, true);
     const q = this.#dialect.quote;
