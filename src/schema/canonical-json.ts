@@ -27,6 +27,18 @@ export function canonicalJson(value: unknown, known?: ReadonlyMap<object, string
   return `${copy.handWritten ? write(sorted, '') : JSON.stringify(sorted, null, 2)}\n`;
 }
 
+/**
+ * The same canonical content as `canonicalJson` on one line: keys sorted at every depth, no
+ * whitespace, no trailing newline. Schema snapshots lay each table, enum, index and constraint out
+ * this way (a line each), which halves their size against the indented form.
+ * @example canonicalJsonCompact({ b: 1, a: [2, 1] }) // '{"a":[2,1],"b":1}'
+ */
+export function canonicalJsonCompact(value: unknown): string {
+  const copy = new Canonicalizer();
+  const sorted = copy.value(value);
+  return copy.handWritten ? writeCompact(sorted) : JSON.stringify(sorted);
+}
+
 /** A part of a copy whose canonical text is known (see `canonicalJson`). */
 class KnownText {
   constructor(readonly text: string) {}
@@ -51,6 +63,17 @@ function write(value: unknown, indent: string): string {
   if (keys.length === 0) return '{}';
   const record = value as Record<string, unknown>;
   return `{\n${keys.map((key) => `${inner}${JSON.stringify(key)}: ${write(record[key], inner)}`).join(',\n')}\n${indent}}`;
+}
+
+/** `write` without layout, for copies with array-index keys (see `canonicalJsonCompact`). */
+function writeCompact(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(writeCompact).join(',')}]`;
+  const record = value as Record<string, unknown>;
+  return `{${Object.keys(record)
+    .sort()
+    .map((key) => `${JSON.stringify(key)}:${writeCompact(record[key])}`)
+    .join(',')}}`;
 }
 
 /** SHA-256 of the UTF-8 bytes of `text`, lower-case hex. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { canonicalJson, sha256Hex } from '../../src/schema/canonical-json.js';
+import { canonicalJson, canonicalJsonCompact, sha256Hex } from '../../src/schema/canonical-json.js';
 
 describe('canonicalJson gives the same bytes for the same content', () => {
   it('sorts keys at every depth, keeps array order, drops undefined, ends with a newline', () => {
@@ -36,6 +36,30 @@ describe('canonicalJson gives the same bytes for the same content', () => {
       fc.property(tree, (value) => {
         const plain = JSON.parse(JSON.stringify(value)) as unknown;
         expect(canonicalJson(plain)).toBe(`${reference(plain)}\n`);
+      }),
+    );
+  });
+
+  it('canonicalJsonCompact is the same content on one line: what canonicalJson writes, whitespace of layout removed', () => {
+    expect(canonicalJsonCompact({ b: 1, a: { '10': [3, 1], '9': 'x y', c: undefined } })).toBe('{"a":{"10":[3,1],"9":"x y"},"b":1}');
+    const reference = (v: unknown): string => {
+      if (v === null || typeof v !== 'object') return JSON.stringify(v);
+      if (Array.isArray(v)) return `[${v.map(reference).join(',')}]`;
+      const record = v as Record<string, unknown>;
+      return `{${Object.keys(record).sort().map((k) => `${JSON.stringify(k)}:${reference(record[k])}`).join(',')}}`;
+    };
+    const key = fc.oneof(fc.string(), fc.nat().map(String)).filter((k) => k !== '__proto__');
+    const { tree } = fc.letrec((tie) => ({
+      tree: fc.oneof({ depthSize: 'small' }, fc.jsonValue({ maxDepth: 0 }), fc.array(tie('tree'), { maxLength: 3 }), fc.dictionary(key, tie('tree'), { maxKeys: 5 })),
+    }));
+    fc.assert(
+      fc.property(tree, (value) => {
+        const plain = JSON.parse(JSON.stringify(value)) as unknown;
+        const compact = canonicalJsonCompact(plain);
+        expect(compact).not.toContain('\n');
+        // Same content, same key order: re-indenting the compact text gives the canonical text.
+        expect(canonicalJson(JSON.parse(compact))).toBe(canonicalJson(plain));
+        expect(compact).toBe(reference(plain));
       }),
     );
   });

@@ -2,6 +2,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { canonicalJsonCompact } from '../../src/schema/canonical-json.js';
 import { canonicalJson, col, compileModels, index, pgEnum, sha256Hex, table, type SchemaIR } from '../../src/schema/index.js';
 import {
   findLatestSnapshot,
@@ -9,6 +10,7 @@ import {
   readSnapshot,
   snapshotChecksum,
   snapshotDir,
+  snapshotText,
   writeSnapshot,
 } from '../../src/main/snapshot/index.js';
 
@@ -39,8 +41,12 @@ describe('writeSnapshot / readSnapshot', () => {
     expect(Object.keys(json).sort()).toEqual(['applied_at', 'checksum', 'constraints', 'database_name', 'database_type', 'enums', 'format_version', 'indexes', 'migration_id', 'previous_checksum', 'tables']);
     expect(json).toMatchObject({ format_version: 2, migration_id: 'app__0001_init', database_name: 'app', database_type: 'postgresql', applied_at: '2025-03-01T10:00:00.000Z', previous_checksum: null });
     const { checksum, ...rest } = json;
-    expect(checksum).toBe(sha256Hex(canonicalJson(rest)));
-    expect(text).toBe(canonicalJson(json));
+    expect(checksum).toBe(sha256Hex(snapshotText(rest)));
+    expect(text).toBe(snapshotText(json));
+    // One line per table, index, enum and constraint: the file is the hashed text plus the checksum line.
+    const lines = text.split('\n');
+    expect(lines).toContain(`    "users": ${canonicalJsonCompact(json.tables.users)}`);
+    expect(text.replace(/  "checksum": "[0-9a-f]{64}",\n/, '')).toBe(snapshotText(rest));
     const back = await readSnapshot(path);
     expect(back).toEqual(snapshot);
     expect({ tables: back!.tables, enums: back!.enums, indexes: back!.indexes, constraints: back!.constraints }).toEqual(JSON.parse(JSON.stringify(schema)));
@@ -68,6 +74,21 @@ describe('writeSnapshot / readSnapshot', () => {
     expect(again.snapshot.previous_checksum).toBe(s1.snapshot.checksum);
     expect((await listSnapshots(root, 'app')).map((e) => e.migrationId)).toEqual(['app__0001_init', 'app__0002_more', 'app__0010_later']);
     expect((await listSnapshots(root)).map((e) => e.databaseName)).toEqual(['app', 'app', 'app', 'other']);
+  });
+
+  it('still reads a snapshot written in the earlier fully indented layout, whose checksum hashed that text', async () => {
+    const { path, snapshot } = await writeSnapshot(root, { migrationId: 'app__0001_init', databaseName: 'app', databaseType: 'postgresql', schema, appliedAt: at });
+    const { checksum: _c, ...rest } = JSON.parse(await readFile(path, 'utf8'));
+    const legacy = { ...rest, checksum: sha256Hex(canonicalJson(rest)) };
+    await writeFile(path, canonicalJson(legacy));
+    const w = warnings();
+    const back = await readSnapshot(path, w);
+    expect(w.lines).toEqual([]);
+    expect(back).toEqual({ ...snapshot, checksum: legacy.checksum });
+    // Edited after the fact: neither rule matches.
+    await writeFile(path, canonicalJson({ ...legacy, applied_at: '2030-01-01T00:00:00.000Z' }));
+    expect(await readSnapshot(path, w)).toBeUndefined();
+    expect(w.lines[0]).toContain('checksum mismatch');
   });
 
   it('rejects a file whose checksum does not match, with a warning naming it', async () => {

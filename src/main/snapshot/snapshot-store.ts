@@ -3,10 +3,11 @@ import { join } from 'node:path';
 import type { DatabaseType } from '../../dialects/types.js';
 import { DATABASE_TYPES } from '../../dialects/types.js';
 import { MtoolError } from '../../errors.js';
-import { canonicalJson, canonicalize, sha256Hex } from '../../schema/canonical-json.js';
+import { canonicalize } from '../../schema/canonical-json.js';
 import type { SchemaIR } from '../../schema/ir.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
 import { logger as defaultLogger, type Logger } from '../log.js';
+import { snapshotChecksum, snapshotText, verifySnapshotChecksum } from './snapshot-text.js';
 import { normalizeV1Schema } from './snapshot-v1.js';
 
 /** Current snapshot format (spec: Versioning). */
@@ -21,7 +22,7 @@ export interface SnapshotFile extends SchemaIR {
   database_type: DatabaseType;
   /** ISO 8601 UTC, e.g. `2025-01-31T12:00:00.000Z`. */
   applied_at: string;
-  /** SHA-256 hex of the canonical JSON of this object without `checksum`. */
+  /** SHA-256 hex of this object's file text without `checksum` (see snapshot-text.ts). */
   checksum: string;
   /** Checksum of the previous snapshot of the database in version order; null for the first. */
   previous_checksum: string | null;
@@ -75,15 +76,9 @@ export function parseMigrationId(migrationId: string, databaseName: string): { v
   return { versionText: m[2] as string, description: m[3] as string };
 }
 
-/** The checksum rule: SHA-256 of the canonical JSON of the content without `checksum`. */
-export function snapshotChecksum(content: Record<string, unknown>): string {
-  const { checksum: _ignored, ...rest } = content;
-  return sha256Hex(canonicalJson(rest));
-}
-
 /**
  * Write the snapshot for an applied versioned migration to
- * `.mtool/schemas/<db>__<NNNN>_<desc>.schema.json`: canonical JSON, atomic (temp file, fsync,
+ * `.mtool/schemas/<db>__<NNNN>_<desc>.schema.json`: canonical content laid out by snapshotText, atomic (temp file, fsync,
  * verify, rename), `previous_checksum` taken from the latest intact snapshot of an earlier
  * version. Re-applying a version overwrites its snapshot.
  * @example await writeSnapshot(root, { migrationId: 'app__0002_add_email', databaseName: 'app', databaseType: 'postgresql', schema })
@@ -121,7 +116,7 @@ export async function writeSnapshot(root: string, input: WriteSnapshotInput, opt
   const dir = snapshotDir(root);
   await mkdir(dir, { recursive: true });
   const path = join(dir, `${migrationId}.schema.json`);
-  await writeFileAtomic(path, canonicalJson(snapshot), { verify: true });
+  await writeFileAtomic(path, snapshotText(snapshot as unknown as Record<string, unknown>), { verify: true });
   return { path, snapshot };
 }
 
@@ -155,13 +150,13 @@ export async function readSnapshot(path: string, options: SnapshotLogOptions = {
   const version = raw.format_version ?? 1;
   if (version !== 1 && version !== 2) return reject(`format_version ${JSON.stringify(version)} is not supported (this mtool reads 1 and 2)`);
   if (typeof raw.checksum !== 'string') return reject('it has no checksum');
-  let actual: string;
+  let verified: ReturnType<typeof verifySnapshotChecksum>;
   try {
-    actual = snapshotChecksum(raw);
+    verified = verifySnapshotChecksum(raw);
   } catch (error) {
     return reject((error as Error).message);
   }
-  if (actual !== raw.checksum) return reject(`checksum mismatch (file says ${raw.checksum.slice(0, 12)}…, content hashes to ${actual.slice(0, 12)}…)`);
+  if (!verified.ok) return reject(`checksum mismatch (file says ${raw.checksum.slice(0, 12)}…, content hashes to ${verified.actual.slice(0, 12)}…)`);
   for (const field of ['migration_id', 'database_name', 'database_type', 'applied_at'] as const) {
     if (typeof raw[field] !== 'string') return reject(`field '${field}' is missing`);
   }

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import type { DatabaseType } from '../../dialects/types.js';
 import { DATABASE_TYPES } from '../../dialects/types.js';
 import { MtoolError } from '../../errors.js';
-import { canonicalJson } from '../../schema/canonical-json.js';
 import type { SchemaIR } from '../../schema/ir.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
+import { snapshotEntryLine } from './snapshot-text.js';
 import { checkSchemaShape, listSnapshots, parseMigrationId, readSnapshot, SNAPSHOT_FORMAT_VERSION, snapshotDir, type SnapshotLogOptions } from './snapshot-store.js';
 
 /** One snapshot for {@link SnapshotWriter.write}. */
@@ -49,7 +49,7 @@ const MAPS = ['constraints', 'enums', 'indexes', 'tables'] as const;
 
 /**
  * Writes the snapshots of one database during one `migrate` batch, byte for byte what
- * {@link writeSnapshot} writes (same canonical JSON, checksum and `previous_checksum` rule), at a
+ * {@link writeSnapshot} writes (same snapshotText layout, checksum and `previous_checksum` rule), at a
  * cost that does not grow with the batch:
  * - the snapshot folder is listed once; the previous checksum of each later snapshot is the one
  *   this writer just wrote, and files are read back only where an earlier version lies between;
@@ -215,7 +215,7 @@ export class SnapshotWriter {
   }
 
   /**
-   * A map of the IR at depth 1 of the snapshot as byte pieces, laid out as canonicalJson lays it
+   * A map of the IR at depth 1 of the snapshot as byte pieces, laid out as snapshotText lays it
    * out. The pieces of a map whose keys and objects are those of the previous snapshot are reused.
    */
   #mapPieces(name: string, map: Record<string, unknown>): Buffer[] {
@@ -238,12 +238,12 @@ export class SnapshotWriter {
     return pieces;
   }
 
-  /** One entry of a map (depth 2) as its whole line, indented, in UTF-8; kept per object. */
+  /** One entry of a map (depth 2) as its whole line (snapshotEntryLine), in UTF-8; kept per object. */
   #line(key: string, value: unknown): Buffer {
-    if (typeof value !== 'object' || value === null) return utf8(`    ${JSON.stringify(key)}: ${canonicalJson(value).slice(0, -1)}`);
+    if (typeof value !== 'object' || value === null) return utf8(snapshotEntryLine(key, value));
     const kept = this.#lines.get(value);
     if (kept?.key === key) return kept.line;
-    const line = utf8(`    ${JSON.stringify(key)}: ${canonicalJson(value).slice(0, -1).replace(/\n/g, '\n    ')}`);
+    const line = utf8(snapshotEntryLine(key, value));
     this.#lines.set(value, { key, line });
     return line;
   }
