@@ -21,10 +21,11 @@
  *
  * The npm packages a `migrate` or `status` loads on every run come with the bundle: resolving and
  * reading their ~100 small CommonJS files one by one cost 20-40 ms per command.
- * - The drivers and the logger ({@link VENDORED}: pg, mysql2, pino) are each bundled into one
- *   CommonJS file, `dist/cli/vendor-<name>-<hash>.cjs`, which src/main/startup/vendor.ts runs with
- *   V8's code cache (the part of their cost that bundling leaves: compiling their code again on
- *   every run). The dialects' `import('pg')` / `import('mysql2/promise')` reach them through a
+ * - The drivers and the logger ({@link VENDORED}: pg, mysql2, better-sqlite3, pino) are each
+ *   bundled into one CommonJS file, `dist/cli/vendor-<name>-<hash>.cjs`, which
+ *   src/main/startup/vendor.ts runs with V8's code cache (the part of their cost that bundling
+ *   leaves: compiling their code again on every run). The dialects' `import('pg')`,
+ *   `import('mysql2/promise')` and `import('better-sqlite3')` reach them through a
  *   small generated module ({@link vendoredModules}); the logger through
  *   src/main/startup/bundled-pino.ts, which gets the file name as `MTOOL_VENDOR_PINO`. Bundled
  *   pg's `lib/stream.js` runs with the global `Response` hidden (see {@link pgWithoutCloudflareProbe}).
@@ -107,9 +108,10 @@ const publicModules = {
 
 /**
  * npm packages bundled into the CLI's chunks, with every package they import: the argument
- * parser. (The drivers and the logger go to vendor files, {@link VENDORED}.) Neither bundled nor
- * vendored: better-sqlite3 (a native addon found through `bindings`, which reads the caller's
- * file path) and chdb (native); piscina (its worker file is found by path); esbuild (a binary);
+ * parser. (The drivers and the logger go to vendor files, {@link VENDORED}; better-sqlite3's
+ * JavaScript only: its native addon stays in node_modules, where the SQLite driver finds it and
+ * hands it over as `nativeBinding`, src/dialects/sqlite/driver.ts.) Neither bundled nor
+ * vendored: chdb (native); piscina (its worker file is found by path); esbuild (a binary);
  * and the packages no common command loads on every run (yaml, tinyglobby, @clickhouse/client,
  * undici, prom-client, pg-query-stream): they stay as they are, loaded from node_modules.
  */
@@ -119,7 +121,7 @@ const BUNDLED_PACKAGES = new Set(['sade']);
  * code imports, keyed by the file's name. The hash in the file name is what keeps a code cache
  * from meeting another build's source.
  */
-const VENDORED = { pg: 'pg', mysql2: 'mysql2/promise', pino: 'pino' };
+const VENDORED = { pg: 'pg', mysql2: 'mysql2/promise', 'better-sqlite3': 'better-sqlite3', pino: 'pino' };
 /** Optional packages that bundled ones require only on paths mtool never takes: left external, never resolved at build time. */
 const NEVER_BUNDLED = new Set(['pg-native', 'pg-cloudflare']);
 const BUILTINS = new Set(builtinModules);
@@ -180,7 +182,7 @@ const pgWithoutCloudflareProbe = {
 };
 
 /**
- * `import('pg')` and `import('mysql2/promise')` in mtool's code become this module: it runs the
+ * `import('pg')`, `import('mysql2/promise')` and `import('better-sqlite3')` in mtool's code become this module: it runs the
  * package's vendor file and exports what the package exports (its own data properties, read from
  * node_modules now; getters such as pg's `native` are left out, as reading one loads pg-native).
  */

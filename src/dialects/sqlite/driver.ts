@@ -1,4 +1,6 @@
-import { isAbsolute, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { MtoolError } from '../../errors.js';
 import { parseConnectionUrl } from '../../net/connection-url.js';
@@ -8,6 +10,29 @@ import type { ConnectOptions, Connection, QueryResult, Row } from '../types.js';
 
 /** better-sqlite3's default busy timeout when the URL gives no `timeout`. */
 const DEFAULT_TIMEOUT_MS = 5000;
+
+/** better-sqlite3's compiled addon once found: its file, or the addon itself. */
+let nativeAddon: string | object | undefined;
+
+/**
+ * better-sqlite3's compiled addon, for its `nativeBinding` option: the file where its build puts
+ * it (`<package>/build/Release/better_sqlite3.node`), found from the package this module resolves.
+ * Without the option, better-sqlite3 asks the `bindings` package, which reads the caller's file
+ * from a stack trace and tries several folders one by one (a few ms of every SQLite command), and
+ * which cannot work from the CLI bundle's copy of better-sqlite3 (dist/cli/vendor-*.cjs): it would
+ * look beside mtool. Any other layout still goes through `bindings`, pointed at the package.
+ * @throws the resolver's MODULE_NOT_FOUND when better-sqlite3 is not installed.
+ */
+function sqliteAddon(): string | object {
+  if (nativeAddon !== undefined) return nativeAddon;
+  const main = createRequire(import.meta.url).resolve('better-sqlite3'); // <package>/lib/index.js
+  const root = dirname(dirname(main));
+  const built = join(root, 'build', 'Release', 'better_sqlite3.node');
+  nativeAddon = existsSync(built)
+    ? built
+    : (createRequire(main)('bindings') as (options: object) => object)({ bindings: 'better_sqlite3.node', module_root: root });
+  return nativeAddon;
+}
 
 /**
  * Where a SQLite URL's database lives: `:memory:`, an absolute path, or a path relative to the
@@ -32,11 +57,13 @@ export async function connectSqlite(options: ConnectOptions): Promise<Connection
   const ctx: ErrorContext = { type: 'sqlite', databaseName: options.databaseName, secrets: [] };
   const mod = await importDriver('better-sqlite3', 'sqlite', () => import('better-sqlite3'));
   const Database = (mod.default ?? mod) as typeof BetterSqlite3;
+  const nativeBinding = await importDriver('better-sqlite3', 'sqlite', async () => sqliteAddon());
   const file = sqliteFile(url.sqlitePath ?? ':memory:', options.root);
   let db: BetterSqlite3.Database;
   try {
     const timeout = url.sqlite?.timeout === undefined ? DEFAULT_TIMEOUT_MS : Math.round(url.sqlite.timeout * 1000);
-    db = new Database(file, { timeout });
+    // An addon object is accepted as well as a path; the package's types name only the path.
+    db = new Database(file, { timeout, nativeBinding: nativeBinding as string });
     db.defaultSafeIntegers(true);
     db.pragma('foreign_keys = ON');
     // The default rollback journal is deleted after every commit (an unlink and a folder sync
