@@ -15,8 +15,10 @@ import { isSecretOptionName, maskUrl, scrubSecrets } from '../net/mask.js';
  * `exception` when they apply, plus any fields the caller passed.
  *
  * pino is loaded on the first record that passes the level filter, so `mtool --version`
- * and `--help` never pay for it. Every message and string field goes through
- * {@link scrubLogText}: no credential reaches the log.
+ * and `--help` never pay for it. A human line whose fields are plain JSON data is written
+ * without pino ({@link humanLine}): the `lock acquired` line of every `migrate` then costs no
+ * logger start-up. Every message and string field goes through {@link scrubLogText}: no
+ * credential reaches the log.
  */
 
 /** Level names of the spec, lowest first. */
@@ -166,23 +168,57 @@ const LEVEL_LABEL: Record<LogLevelName, string> = {
 const stderrSink: LogSink = { write: (line) => void writeSync(2, line) };
 
 /** Human line: `INFO  [db/type] message key=value`, stack below it only at debug or lower. */
+function formatHuman(level: unknown, message: unknown, db_name: unknown, db_type: unknown, exception: unknown, pairs: string): string {
+  const where = db_name || db_type ? ` [${[db_name, db_type].filter(Boolean).join('/')}]` : '';
+  let out = `${String(level).padEnd(5)}${where} ${String(message ?? '')}${pairs}\n`;
+  if (typeof exception === 'string') {
+    const verbose = LOG_LEVELS[state.level] <= LOG_LEVELS.debug;
+    out += verbose ? `${exception.replace(/^/gm, '    ')}\n` : `    ${exception.split('\n')[0]}\n`;
+  }
+  return out;
+}
+
+/** ` key=value`: a string as it is, anything else as JSON. */
+const pair = (key: string, value: unknown): string => ` ${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`;
+
+/** The human form of pino's JSON lines. */
 function humanSink(target: LogSink): LogSink {
   return {
     write(line: string) {
       const record = JSON.parse(line) as Record<string, unknown>;
       const { timestamp: _t, level, logger: _l, message, db_name, db_type, exception, ...extra } = record;
-      const where = db_name || db_type ? ` [${[db_name, db_type].filter(Boolean).join('/')}]` : '';
       const pairs = Object.entries(extra)
-        .map(([k, v]) => ` ${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+        .map(([k, v]) => pair(k, v))
         .join('');
-      let out = `${String(level).padEnd(5)}${where} ${String(message ?? '')}${pairs}\n`;
-      if (typeof exception === 'string') {
-        const verbose = LOG_LEVELS[state.level] <= LOG_LEVELS.debug;
-        out += verbose ? `${exception.replace(/^/gm, '    ')}\n` : `    ${exception.split('\n')[0]}\n`;
-      }
-      target.write(out);
+      target.write(formatHuman(level, message, db_name, db_type, exception, pairs));
     },
   };
+}
+
+/** The keys of pino's own JSON line: a record field of the same name would change what {@link humanSink} reads back. */
+const PINO_KEYS = new Set(['level', 'timestamp', 'logger', 'message']);
+
+/**
+ * The line {@link humanSink} would write for this record, built without pino: each field as its
+ * JSON reads back (what JSON leaves out is left out). Undefined when only pino can tell: a field
+ * JSON cannot write (a bigint, a cycle), a field named like one of pino's keys, a database name
+ * that is not text.
+ */
+function humanLine(level: LogLevelName, record: LogFields, message: string): string | undefined {
+  const { db_name, db_type, exception, ...extra } = record;
+  if ((db_name !== undefined && typeof db_name !== 'string') || (db_type !== undefined && typeof db_type !== 'string')) return undefined;
+  let pairs = '';
+  for (const key of Object.keys(extra)) {
+    if (PINO_KEYS.has(key)) return undefined;
+    let json: string | undefined;
+    try {
+      json = JSON.stringify(extra[key]);
+    } catch {
+      return undefined;
+    }
+    if (json !== undefined) pairs += pair(key, JSON.parse(json));
+  }
+  return formatHuman(LEVEL_LABEL[level], message, db_name, db_type, exception, pairs);
 }
 
 function pinoInstance(): PinoLogger<LogLevelName, true> {
@@ -217,7 +253,10 @@ function emit(bindings: { db_name?: string; db_type?: string }, level: LogLevelN
     if (value instanceof Error) record.exception = scrubValue(value);
     else record[key === 'err' || key === 'error' ? 'exception' : key] = scrubValue(value);
   }
-  pinoInstance()[level](record, scrubLogText(message));
+  const text = scrubLogText(message);
+  const line = state.json ? undefined : humanLine(level, record, text);
+  if (line !== undefined) (state.sink ?? stderrSink).write(line);
+  else pinoInstance()[level](record, text);
 }
 
 /**

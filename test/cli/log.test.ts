@@ -110,4 +110,46 @@ describe('logger', () => {
       ['ERROR', 'written too'],
     ]);
   });
+
+  it('writes human lines of plain fields without loading pino, each field as its JSON reads back', () => {
+    const loads: string[] = [];
+    usePino(() => {
+      loads.push('pino');
+      return nodeModulesPino();
+    });
+    const fields = { count: 2, name: 'x y', list: [1, 'a'], when: new Date(0), nan: NaN, nothing: undefined, fn: () => 1, url: 'postgresql://app:s3cret@db/app' };
+    capture('info', false);
+    logger.child({ db_name: 'app', db_type: 'sqlite' }).info('lock acquired in 1.0 ms', fields);
+    logger.error('failed', { error: new Error('boom') });
+    expect(loads).toEqual([]);
+    const human = 'INFO  [app/sqlite] lock acquired in 1.0 ms count=2 name=x y list=[1,"a"] when=1970-01-01T00:00:00.000Z nan=null url=postgresql://app:***@db/app\n';
+    expect(lines).toEqual([human, 'ERROR failed\n    Error: boom\n']);
+    // The same record through pino (JSON mode) reads back to the same fields.
+    capture('info', true);
+    logger.child({ db_name: 'app', db_type: 'sqlite' }).info('lock acquired in 1.0 ms', fields);
+    expect(loads).toEqual(['pino']);
+    const { timestamp: _t, level, logger: _l, message, db_name, db_type, ...extra } = records()[0];
+    const pairs = Object.entries(extra).map(([k, v]) => ` ${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
+    expect(`${String(level).padEnd(5)} [${String(db_name)}/${String(db_type)}] ${String(message)}${pairs.join('')}\n`).toBe(human);
+  });
+
+  it("leaves human records only pino can write to pino: a bigint, a field named like pino's keys", () => {
+    const loads: string[] = [];
+    usePino(() => {
+      loads.push('pino');
+      return nodeModulesPino();
+    });
+    capture('info', false);
+    logger.info('big', { rows: 10n });
+    expect(loads).toEqual(['pino']);
+    expect(lines).toEqual(['INFO  big rows=10\n']);
+    configureLogging({ json: false });
+    usePino(() => {
+      loads.push('pino again');
+      return nodeModulesPino();
+    });
+    logger.warn('named like a pino key', { logger: 'x' });
+    expect(loads).toEqual(['pino', 'pino again']);
+    expect(lines[1]).toMatch(/ named like a pino key\n$/);
+  });
 });
