@@ -310,8 +310,9 @@ for (const file of Object.values(vendorFiles)) {
 
 const result = await build({
   absWorkingDir: root,
-  // The command line (bin.js runs it) and the worker (parse-worker.js runs it): see the entries below.
-  entryPoints: { cli: 'src/main/cli.ts', 'parse-worker-main': 'src/workers/parse-worker.ts' },
+  // The command line (bin.js runs it) and the workers (parse-worker.js and snapshot-worker.js run
+  // them): see the entries below.
+  entryPoints: { cli: 'src/main/cli.ts', 'parse-worker-main': 'src/workers/parse-worker.ts', 'snapshot-worker-main': 'src/main/snapshot/snapshot-worker.ts' },
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -335,11 +336,12 @@ const chunkNames = new Set(chunkFiles.map((file) => `./${file.split('/').pop()}`
 for (const file of chunkFiles) toScriptChunk(resolve(root, file), chunkNames);
 
 // The ES module entries, each a file of its own (no chunk shared with the command line): the
-// executable, with the code-cache loader and the `--version` answer; the worker-pool entry,
-// found by `new URL('./parse-worker.js', import.meta.url)` from whichever chunk holds the pool.
+// executable, with the code-cache loader and the `--version` answer; the worker entries, found by
+// `new URL('./parse-worker.js', import.meta.url)` (and `./snapshot-worker.js`) from whichever
+// chunk holds the pool (the snapshot thread).
 const entries = await build({
   absWorkingDir: root,
-  entryPoints: { bin: 'src/main/bin.ts', 'parse-worker': 'src/main/startup/parse-worker-entry.ts' },
+  entryPoints: { bin: 'src/main/bin.ts', 'parse-worker': 'src/main/startup/parse-worker-entry.ts', 'snapshot-worker': 'src/main/startup/snapshot-worker-entry.ts' },
   bundle: true,
   format: 'esm',
   platform: 'node',

@@ -16,7 +16,7 @@ import { CLI_DIR } from '../support/cli.js';
 const built = existsSync(join(CLI_DIR, 'bin.js'));
 const ROOT = resolve(CLI_DIR, '..', '..');
 /** The ES module entries; every other .js file of the bundle is a script chunk (src/main/startup/script-chunks.ts). */
-const ENTRIES = ['bin.js', 'parse-worker.js'];
+const ENTRIES = ['bin.js', 'parse-worker.js', 'snapshot-worker.js'];
 /** tsc's build of the chunk loader, which runs a chunk as the entries do. */
 const loader = pathToFileURL(join(ROOT, 'dist', 'main', 'startup', 'script-chunks.js')).href;
 
@@ -34,11 +34,12 @@ describe.runIf(built || process.env.CI === 'true')('the CLI bundle', () => {
     }
     expect(scripts).toContain('bin.js');
     expect(scripts).toContain('parse-worker.js');
+    expect(scripts).toContain('snapshot-worker.js');
     expect(scripts).toContain('cli.js');
     expect(missing).toEqual([]);
   });
 
-  it('has two ES module entries and turns every other file of the ES module build into an ASCII script chunk', () => {
+  it('has three ES module entries (the executable and two worker entries) and turns every other file of the ES module build into an ASCII script chunk', () => {
     const chunks = scripts.filter((name) => !ENTRIES.includes(name));
     expect(chunks.length).toBeGreaterThan(10);
     for (const name of chunks) {

@@ -11,7 +11,7 @@ import { afterEach, beforeEach } from 'vitest';
 import { loadConfig, selectDatabases } from '../../src/main/config/load-config.js';
 import * as engine from '../../src/main/engine/engine.js';
 import type { EngineHooks } from '../../src/main/engine/hooks.js';
-import { snapshotHooks } from '../../src/main/engine/snapshot-hook.js';
+import { snapshotHooks, type SnapshotHookOptions } from '../../src/main/engine/snapshot-hook.js';
 import { configureLogging, logger } from '../../src/main/log.js';
 import { trackingTables } from '../../src/main/models/live-schema.js';
 import { readSnapshot } from '../../src/main/snapshot/index.js';
@@ -52,11 +52,19 @@ export interface BatchRun {
   error: unknown;
 }
 
+/** The snapshot thread's entry in tsc's output (`npm test` builds first): the sources have no runnable worker file. */
+export const BUILT_SNAPSHOT_WORKER = new URL('../../dist/main/snapshot/snapshot-worker.js', import.meta.url);
+
 /**
  * Apply `migrations` (upgrade SQL of each, in order) as `app__0001_m1.sql` ... to the database at
  * `url`, recording the live schema after every migration (unless `check: false`).
  */
-export async function runBatch(type: string, url: string, migrations: readonly string[], options: { check?: boolean; prepare?: (dir: string) => Promise<void> } = {}): Promise<BatchRun> {
+export async function runBatch(
+  type: string,
+  url: string,
+  migrations: readonly string[],
+  options: { check?: boolean; prepare?: (dir: string) => Promise<void>; hook?: Pick<SnapshotHookOptions, 'threadMinBatch' | 'threadWorkerUrl'> } = {},
+): Promise<BatchRun> {
   const files: Record<string, string> = {
     'mtool.config.ts': `import { databaseConfig } from 'mtool';\ndatabaseConfig({ databaseName: 'app', default: true, databaseType: '${type}', databaseUrl: ${JSON.stringify(url)} });\n`,
   };
@@ -67,7 +75,7 @@ export async function runBatch(type: string, url: string, migrations: readonly s
   await options.prepare?.(dir);
   const config = await loadConfig({ cwd: dir, env: {} });
   const entry = selectDatabases(config, {})[0]!;
-  const inner = snapshotHooks({ root: dir, databases: config.databases, log: logger });
+  const inner = snapshotHooks({ root: dir, databases: config.databases, log: logger, threadMinBatch: Number.POSITIVE_INFINITY, ...options.hook });
   const ran: { id: string; filename: string; live: string }[] = [];
   const hooks: EngineHooks = {
     beforeVersionedMigration: (event) => inner.beforeVersionedMigration!(event),

@@ -8,7 +8,7 @@ import type { SchemaIR } from '../../src/schema/ir.js';
 import { testEntry } from '../support/database-entry.js';
 import { connectTo } from '../support/databases.js';
 import { provision, TARGETS, targetReachable } from '../engine/support/targets.js';
-import { captureLogs, runBatch } from './harness.js';
+import { BUILT_SNAPSHOT_WORKER, captureLogs, runBatch } from './harness.js';
 
 captureLogs();
 afterAll(() => disposeDialects());
@@ -56,14 +56,26 @@ function migrations(dialect: 'postgresql' | 'mysql' | 'sqlite'): string[] {
 
 const body = (ir: SchemaIR) => canonicalJson({ tables: ir.tables, enums: ir.enums, indexes: ir.indexes, constraints: ir.constraints });
 
-for (const id of ['postgresql', 'mysql', 'sqlite'] as const) {
+// Written on the migration thread, and by the snapshot thread (snapshot-thread.ts), which large
+// batches use: the same files either way.
+const RUNS = [
+  { id: 'postgresql', writer: 'main' },
+  { id: 'postgresql', writer: 'thread' },
+  { id: 'mysql', writer: 'main' },
+  { id: 'sqlite', writer: 'main' },
+  { id: 'sqlite', writer: 'thread' },
+] as const;
+
+for (const { id, writer } of RUNS) {
   const target = TARGETS.find((t) => t.id === id)!;
-  describe.skipIf(!(await targetReachable(target)))(`a ${COUNT}-migration batch (${id})`, () => {
+  describe.skipIf(!(await targetReachable(target)))(`a ${COUNT}-migration batch (${id}, snapshots written ${writer === 'thread' ? 'by the snapshot thread' : 'on the migration thread'})`, () => {
     it('gives every migration a snapshot equal to a full introspection after it, intact and chained, most read in part', async () => {
       const db = await provision(target);
       try {
-        const { steps, dir, warnings } = await runBatch(target.type, db.url, migrations(id));
+        const hook = writer === 'thread' ? { threadMinBatch: COUNT, threadWorkerUrl: BUILT_SNAPSHOT_WORKER } : {};
+        const { steps, dir, warnings, summary } = await runBatch(target.type, db.url, migrations(id), { hook });
         expect(warnings).toEqual([]);
+        expect(summary).toMatchObject({ count: COUNT, writer });
         expect(steps).toHaveLength(COUNT);
         for (const step of steps) expect(step.snapshot, step.filename).toBe(step.live);
         const modes = steps.map((s) => s.introspection);

@@ -76,7 +76,7 @@ describe('snapshot batch durability', () => {
 
     synced.length = 0;
     await new SnapshotWriter(root, 'app', 'sqlite', quiet).write({ migrationId: 'app__0006_alone', schema: emptySchema() });
-    expect(synced).toEqual([expect.stringMatching(/\.app__0006_alone\.schema\.json\.\d+\.[0-9a-f]+\.tmp$/), snapshotDir(root)]);
+    expect(synced).toEqual([expect.stringMatching(/\.app__0006_alone\.schema\.json\.\d+\.[0-9a-f]+\.[0-9a-z]+\.tmp$/), snapshotDir(root)]);
     synced.length = 0;
     await writeFileAtomic(join(root, 'other.txt'), 'text');
     await writeFileAtomic(join(root, 'lazy.txt'), 'text', { sync: false });

@@ -39,9 +39,10 @@ export class BatchHooks {
     this.#unreported.push(...migrations);
   };
 
-  async before(file: MigrationFile): Promise<void> {
+  /** `remaining`: versioned migrations of the batch from this one on, this one included. */
+  async before(file: MigrationFile, remaining: number): Promise<void> {
     const hook = this.#perMigration ? this.#hooks?.beforeVersionedMigration?.bind(this.#hooks) : undefined;
-    if (hook) await this.#run(`before-migration hook for ${file.filename}`, () => hook({ ...this.#context, file }), false);
+    if (hook) await this.#run(`before-migration hook for ${file.filename}`, () => hook({ ...this.#context, file, remaining }), false);
   }
 
   async after(file: MigrationFile, record: MigrationRecord): Promise<void> {

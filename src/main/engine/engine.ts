@@ -105,8 +105,8 @@ export async function migrate(entry: DatabaseEntry, ctx: EngineContext, options:
         for (const file of plan.versioned) outcomes.push(await exec.baseline(file));
       } else {
         try {
-          for (const file of plan.versioned) {
-            await hooks.before(file);
+          for (const [i, file] of plan.versioned.entries()) {
+            await hooks.before(file, plan.versioned.length - i);
             const { outcome, record } = await exec.apply(file);
             outcomes.push(outcome);
             await hooks.after(file, record);

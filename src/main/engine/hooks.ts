@@ -18,6 +18,8 @@ export interface HookContext {
 /** Before a pending versioned migration runs. */
 export interface BeforeMigrationEvent extends HookContext {
   file: MigrationFile;
+  /** Versioned migrations the batch still means to apply, this one included (fewer run when one fails). */
+  remaining: number;
 }
 
 /**

@@ -5,7 +5,7 @@ import type { MigrationFile } from '../../parser/migration-file.js';
 import type { DatabaseEntry } from '../config/types.js';
 import type { Logger } from '../log.js';
 import type { SchemaWindow, WindowEntry } from '../snapshot/schema-window.js';
-import type { QueuedSnapshot, SnapshotQueue } from '../snapshot/snapshot-queue.js';
+import type { QueuedSnapshot, SnapshotSink, WrittenListener } from '../snapshot/snapshot-queue.js';
 import { formatMs } from './executor.js';
 import type { EngineHooks, HookContext } from './hooks.js';
 
@@ -15,21 +15,41 @@ export interface SnapshotHookOptions {
   /** The configured databases; the hook finds the one an event names. */
   databases: readonly DatabaseEntry[];
   log: Logger;
+  /**
+   * Batches of at least this many versioned migrations write their snapshots in a worker thread
+   * (default {@link THREAD_MIN_BATCH}; `Infinity`: never).
+   */
+  threadMinBatch?: number;
+  /** The worker's entry (default: beside snapshot-thread.js); tests running the sources point it at tsc's output. */
+  threadWorkerUrl?: URL;
 }
+
+/**
+ * From how many migrations a batch's snapshots are written in a worker thread. Starting one costs
+ * ~25 ms of CPU on another core; a batch of this size writes snapshots of at least as many
+ * tables, enough for the thread to pay back (`node bench/snapshot-batch.mjs --n 64`).
+ */
+export const THREAD_MIN_BATCH = 64;
 
 /** The modules a batch with snapshots needs, loaded on its first migration. */
 type Modules = Awaited<ReturnType<typeof loadModules>>;
 
 const loadModules = async () => {
-  const [{ trackingTables }, { SnapshotWriter }, { SnapshotQueue }, { SchemaWindow }, targets] = await Promise.all([
+  const [{ trackingTables }, { SnapshotWriter }, { SnapshotQueue }, { ThreadedSnapshotQueue }, { SchemaWindow }, targets] = await Promise.all([
     import('../models/live-schema.js'),
     import('../snapshot/snapshot-writer.js'),
     import('../snapshot/snapshot-queue.js'),
+    import('../snapshot/snapshot-thread.js'),
     import('../snapshot/schema-window.js'),
     import('./ddl-targets.js'),
   ]);
-  return { trackingTables, SnapshotWriter, SnapshotQueue, SchemaWindow, targets };
+  return { trackingTables, SnapshotWriter, SnapshotQueue, ThreadedSnapshotQueue, SchemaWindow, targets };
 };
+
+/** A queued snapshot as the hook keeps it: with its whole window entry (the migration file). */
+interface Pending extends QueuedSnapshot {
+  entry: WindowEntry;
+}
 
 /** What the hook keeps about one database during one batch. */
 interface BatchState {
@@ -39,11 +59,13 @@ interface BatchState {
   entry: DatabaseEntry;
   log: Logger;
   modules: Modules;
-  queue: SnapshotQueue;
+  queue: SnapshotSink;
+  /** The queue writes in a worker thread. */
+  thread: boolean;
   /** Unset until the next migration reads the schema in full (at the start, and after a failed read). */
   window: SchemaWindow | undefined;
   /** Applied migrations not yet handed to the queue: waiting for their read or their commit, in order. */
-  pending: QueuedSnapshot[];
+  pending: Pending[];
   committed: WeakSet<MigrationFile>;
   /** Reads of windows that ended (a window keeps its own count). */
   reads: { count: number; ms: number };
@@ -81,7 +103,7 @@ const EARLY_READ_MIN_MS = 50;
 export function snapshotHooks(options: SnapshotHookOptions): EngineHooks {
   const states = new Map<string, BatchState>();
 
-  const stateFor = async (event: HookContext): Promise<BatchState | undefined> => {
+  const stateFor = async (event: HookContext, remaining: number): Promise<BatchState | undefined> => {
     const current = states.get(event.database);
     if (current?.conn === event.conn) return current;
     const entry = options.databases.find((d) => d.name === event.database);
@@ -89,11 +111,13 @@ export function snapshotHooks(options: SnapshotHookOptions): EngineHooks {
     // Loaded here, not at the top: a migrate that applies nothing must not pay for them.
     const modules = await loadModules();
     const log = options.log.child({ db_name: entry.name, db_type: entry.type });
-    const writer = new modules.SnapshotWriter(options.root, entry.name, entry.type);
-    const queue = new modules.SnapshotQueue(writer, (item, written) =>
-      log.debug(`snapshot written in ${formatMs(written.ms)}`, { file: written.path, bytes: written.bytes, introspection: item.entry.kind }),
-    );
-    const state: BatchState = { conn: event.conn, dialect: event.dialect, entry, log, modules, queue, window: undefined, pending: [], committed: new WeakSet(), reads: { count: 0, ms: 0 } };
+    const written: WrittenListener = (item, file) => log.debug(`snapshot written in ${formatMs(file.ms)}`, { file: file.path, bytes: file.bytes, introspection: item.entry.kind });
+    const threaded =
+      remaining >= (options.threadMinBatch ?? THREAD_MIN_BATCH)
+        ? modules.ThreadedSnapshotQueue.start({ root: options.root, databaseName: entry.name, databaseType: entry.type }, { warn: (message) => log.warn(message), written }, options.threadWorkerUrl)
+        : undefined;
+    const queue = threaded ?? new modules.SnapshotQueue(new modules.SnapshotWriter(options.root, entry.name, entry.type), written);
+    const state: BatchState = { conn: event.conn, dialect: event.dialect, entry, log, modules, queue, thread: threaded !== undefined, window: undefined, pending: [], committed: new WeakSet(), reads: { count: 0, ms: 0 } };
     states.set(event.database, state);
     return state;
   };
@@ -155,7 +179,7 @@ export function snapshotHooks(options: SnapshotHookOptions): EngineHooks {
   return {
     async beforeVersionedMigration(event) {
       if (event.file.version === undefined) return;
-      const state = await stateFor(event);
+      const state = await stateFor(event, event.remaining);
       if (!state) return;
       try {
         if (!state.window) state.window = await openWindow(state);
@@ -227,6 +251,7 @@ export function snapshotHooks(options: SnapshotHookOptions): EngineHooks {
         wait_ms: round(waitMs),
         reads: state.reads.count,
         read_ms: round(state.reads.ms),
+        writer: state.thread ? 'thread' : 'main',
       });
       const failed = [...summary.failures.map((f) => `${f.filename} (${f.error instanceof Error ? f.error.message : String(f.error)})`), ...unwritten.map((f) => `${f} (its schema was not read)`)];
       if (readError !== undefined || failed.length > 0) {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, linkSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
@@ -25,7 +26,7 @@ export interface AtomicWriteOptions {
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
   const dir = dirname(path);
-  const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const temp = tempPath(path);
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   const handle = await open(temp, options.verify ? 'wx+' : 'wx', options.mode ?? 0o644);
   try {
@@ -52,6 +53,82 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, o
   }
   if (options.sync !== false) await syncPath(dir, 'folder');
 }
+
+/**
+ * {@link writeFileAtomic} with blocking calls, for a worker thread that writes many files in a
+ * row (snapshot-worker.ts): the same steps and guarantees, without a trip to the thread pool and
+ * back for each of the five to seven calls a file takes.
+ */
+export function writeFileAtomicSync(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): void {
+  const dir = dirname(path);
+  const temp = tempPath(path);
+  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  const fd = openSync(temp, options.verify ? 'wx+' : 'wx', options.mode ?? 0o644);
+  try {
+    try {
+      for (let offset = 0; offset < bytes.length; ) offset += writeSync(fd, bytes, offset, bytes.length - offset, offset);
+      if (options.sync !== false) fsyncSync(fd);
+      if (options.verify && !readsBackSync(fd, bytes)) throw new Error(`verification of ${temp} failed: the bytes read back differ`);
+    } finally {
+      closeSync(fd);
+    }
+    if (options.exclusive) {
+      linkSync(temp, path);
+      unlinkSync(temp);
+    } else {
+      renameSync(temp, path);
+    }
+  } catch (error) {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // Already gone, or never created.
+    }
+    throw error;
+  }
+  if (options.sync !== false) syncFolderSync(dir);
+}
+
+/**
+ * The temp file beside `path`: a dot file (listings skip it), unique per process and call: the
+ * pid, a random tag drawn once per thread (a pid is reused across machines sharing a folder, and
+ * threads of one process share it), and a counter (a random draw per file cost ~40 us, a
+ * noticeable share of a batch of small files). `wx` opens refuse a name taken all the same.
+ */
+function tempPath(path: string): string {
+  tempTag ??= `${process.pid}.${randomBytes(6).toString('hex')}`;
+  return join(dirname(path), `.${basename(path)}.${tempTag}.${(tempCount++).toString(36)}.tmp`);
+}
+let tempTag: string | undefined;
+let tempCount = 0;
+
+function syncFolderSync(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } catch {
+    // A filesystem that cannot sync folders: see syncPath.
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** {@link readsBack} for a blocking caller (one thread: the memory is never shared). */
+function readsBackSync(fd: number, bytes: Buffer): boolean {
+  const want = bytes.length + 1;
+  if (!syncReadBackMemory || syncReadBackMemory.length < want) syncReadBackMemory = Buffer.allocUnsafe(Math.max(want, 2 * (syncReadBackMemory?.length ?? 0)));
+  const memory = syncReadBackMemory;
+  let read = 0;
+  while (read < want) {
+    const n = readSync(fd, memory, read, want - read, read);
+    if (n === 0) break;
+    read += n;
+  }
+  const same = read === bytes.length && memory.subarray(0, read).equals(bytes);
+  if (memory.length > READ_BACK_REUSE_MAX) syncReadBackMemory = undefined;
+  return same;
+}
+let syncReadBackMemory: Buffer | undefined;
 
 /** Each call is one trip to the thread pool: one write for the whole buffer, as a rule. */
 async function writeAll(handle: FileHandle, bytes: Buffer): Promise<void> {

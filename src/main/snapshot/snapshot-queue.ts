@@ -7,9 +7,23 @@ import type { SnapshotWriter, StagedSnapshot } from './snapshot-writer.js';
 
 /** One committed migration whose snapshot is to be written. */
 export interface QueuedSnapshot {
-  entry: WindowEntry;
+  /** Its window entry, once read: the step from the previous snapshot (and the start schema, if first). */
+  entry: SnapshotSource;
   migrationId: string;
   appliedAt: Date;
+}
+
+/** What the queue uses of a {@link WindowEntry}: plain data, so it can cross to a worker thread. */
+export type SnapshotSource = Pick<WindowEntry, 'kind' | 'start' | 'step'> & { file: { filename: string } };
+
+/** A writer of a batch's snapshots: {@link SnapshotQueue} on this thread, or one in a worker thread (snapshot-thread.ts). */
+export interface SnapshotSink {
+  /** Nothing is being written. */
+  readonly idle: boolean;
+  /** Queue a snapshot (committed, its step read); returns at once. */
+  push(item: QueuedSnapshot): void;
+  /** Wait for every queued write, then make the last file and the folder durable. */
+  finish(): Promise<QueueSummary>;
 }
 
 /** What a batch of writes did, for the caller's log. */
@@ -42,9 +56,10 @@ export type WrittenListener = (item: QueuedSnapshot, written: { path: string; by
  * migrations they describe.
  * @example const q = new SnapshotQueue(writer); q.push({ entry, migrationId, appliedAt }); const summary = await q.finish();
  */
-export class SnapshotQueue {
+export class SnapshotQueue implements SnapshotSink {
   readonly #writer: SnapshotWriter;
   readonly #onWritten: WrittenListener | undefined;
+  readonly #onIdle: (() => void) | undefined;
   #items: QueuedSnapshot[] = [];
   #running: Promise<void> | undefined;
   /** The schema of the last snapshot pushed through (written or not). */
@@ -55,9 +70,11 @@ export class SnapshotQueue {
   #bytes = 0;
   #failures: { filename: string; error: unknown }[] = [];
 
-  constructor(writer: SnapshotWriter, onWritten?: WrittenListener) {
+  /** `onIdle`: called each time the queue runs dry (every pushed snapshot written or failed). */
+  constructor(writer: SnapshotWriter, onWritten?: WrittenListener, onIdle?: () => void) {
     this.#writer = writer;
     this.#onWritten = onWritten;
+    this.#onIdle = onIdle;
   }
 
   /** Nothing is being written. */
@@ -82,6 +99,7 @@ export class SnapshotQueue {
       .finally(() => {
         this.#running = undefined;
         this.#kick();
+        if (!this.#running) this.#onIdle?.();
       });
   }
 

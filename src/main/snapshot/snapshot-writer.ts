@@ -5,7 +5,7 @@ import type { DatabaseType } from '../../dialects/types.js';
 import { DATABASE_TYPES } from '../../dialects/types.js';
 import { MtoolError } from '../../errors.js';
 import type { SchemaIR } from '../../schema/ir.js';
-import { writeFileAtomic } from '../fs/atomic-write.js';
+import { writeFileAtomic, writeFileAtomicSync } from '../fs/atomic-write.js';
 import { snapshotEntryLine } from './snapshot-text.js';
 import { checkSchemaShape, listSnapshots, parseMigrationId, readSnapshot, SNAPSHOT_FORMAT_VERSION, snapshotDir, type SnapshotLogOptions } from './snapshot-store.js';
 
@@ -15,6 +15,15 @@ export interface BatchSnapshotInput {
   schema: SchemaIR;
   /** Default: now. */
   appliedAt?: Date;
+}
+
+export interface SnapshotWriterOptions extends SnapshotLogOptions {
+  /**
+   * Write each file with blocking calls inside {@link SnapshotWriter.stage} (its `written` is
+   * settled on return). For a worker thread that does nothing else (snapshot-worker.ts); the
+   * default writes through the thread pool and lets the caller stage the next file meanwhile.
+   */
+  blockingWrites?: boolean;
 }
 
 /** How {@link SnapshotWriter.write} makes a file durable. */
@@ -63,6 +72,7 @@ export class SnapshotWriter {
   readonly #databaseName: string;
   readonly #databaseType: DatabaseType;
   readonly #options: SnapshotLogOptions;
+  readonly #blocking: boolean;
   /** Sorted as {@link listSnapshots} sorts: version, then path. */
   #known: Known[] | undefined;
   /** Per IR object: its line in the map it was last seen in (the key is part of the line). */
@@ -76,12 +86,13 @@ export class SnapshotWriter {
     { memory: undefined, busy: false },
   ];
 
-  constructor(root: string, databaseName: string, databaseType: DatabaseType, options: SnapshotLogOptions = {}) {
+  constructor(root: string, databaseName: string, databaseType: DatabaseType, options: SnapshotWriterOptions = {}) {
     if (!DATABASE_TYPES.includes(databaseType)) throw new MtoolError('MTOOL_SNAPSHOT', `snapshot for database '${databaseName}': unknown database type '${databaseType}'`);
     this.#root = root;
     this.#databaseName = databaseName;
     this.#databaseType = databaseType;
     this.#options = options;
+    this.#blocking = options.blockingWrites ?? false;
   }
 
   /**
@@ -146,14 +157,24 @@ export class SnapshotWriter {
     const checksum = createHash('sha256').update(bytes.subarray(0, checksumStart)).update(bytes.subarray(checksumEnd)).digest('hex');
     bytes.write(checksum, checksumEnd - COMMA.length - 1 - checksum.length, 'latin1');
     const replaced = this.#remember({ path, version, checksum });
-    const written = writeFileAtomic(path, bytes, { verify: true, sync: options.sync !== false }).then(
-      () => undefined,
-      (error: unknown) => {
-        this.#forget(path, checksum, replaced);
-        return error;
-      },
-    );
-    void written.finally(release);
+    const failed = (error: unknown) => {
+      this.#forget(path, checksum, replaced);
+      return error;
+    };
+    const writeOptions = { verify: true, sync: options.sync !== false };
+    let written: Promise<unknown>;
+    if (this.#blocking) {
+      try {
+        writeFileAtomicSync(path, bytes, writeOptions);
+        written = Promise.resolve(undefined);
+      } catch (error) {
+        written = Promise.resolve(failed(error));
+      }
+      release();
+    } else {
+      written = writeFileAtomic(path, bytes, writeOptions).then(() => undefined, failed);
+      void written.finally(release);
+    }
     return { path, checksum, previous, bytes: bytes.length, written };
   }
 

@@ -1,0 +1,128 @@
+/**
+ * The snapshot thread (src/main/snapshot/snapshot-thread.ts), which large batches write their
+ * snapshots with: the same outcomes as writing on the migration thread when writes fail, when a
+ * group of migrations fails to commit, and when the thread itself dies.
+ */
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { disposeDialects } from '../../src/dialects/index.js';
+import { THREAD_MIN_BATCH } from '../../src/main/engine/snapshot-hook.js';
+import { readSnapshot } from '../../src/main/snapshot/index.js';
+import { ThreadedSnapshotQueue } from '../../src/main/snapshot/snapshot-thread.js';
+import { runMtool } from '../support/cli.js';
+import { tempProject } from '../support/temp-project.js';
+import { provision, TARGETS } from '../engine/support/targets.js';
+import { BUILT_SNAPSHOT_WORKER, captureLogs, runBatch } from './harness.js';
+
+captureLogs();
+afterAll(() => disposeDialects());
+
+const sqlite = TARGETS.find((t) => t.id === 'sqlite')!;
+const viaThread = { threadMinBatch: 1, threadWorkerUrl: BUILT_SNAPSHOT_WORKER };
+const snapshotFiles = async (dir: string) => (await readdir(join(dir, '.mtool', 'schemas'))).sort();
+
+describe('snapshots written by the snapshot thread (sqlite)', () => {
+  it('are the files the migration thread writes: every one equal to the live schema after its migration', async () => {
+    const db = await provision(sqlite);
+    try {
+      const migrations = [`CREATE TABLE a (id integer PRIMARY KEY)`, `ALTER TABLE a ADD COLUMN b text`, `CREATE INDEX a_b ON a (b)`, `INSERT INTO a (id) VALUES (1)`, `DROP INDEX a_b`];
+      const run = await runBatch(sqlite.type, db.url, migrations, { hook: viaThread });
+      expect(run.error).toBeUndefined();
+      expect(run.warnings).toEqual([]);
+      expect(run.summary).toMatchObject({ count: 5, writer: 'thread' });
+      for (const step of run.steps) expect(step.snapshot, step.filename).toBe(step.live);
+      expect(await snapshotFiles(run.dir)).toEqual(migrations.map((_, i) => `app__000${i + 1}_m${i + 1}.schema.json`));
+    } finally {
+      await disposeDialects();
+      await db.drop();
+    }
+  }, 60_000);
+
+  it('report write failures as the migration thread does: migrations applied, one warning naming the snapshots', async () => {
+    const db = await provision(sqlite);
+    try {
+      const migrations = Array.from({ length: 7 }, (_, i) => `CREATE TABLE t${i} (id integer PRIMARY KEY)`);
+      const blockFolder = async (dir: string) => {
+        await mkdir(join(dir, '.mtool'), { recursive: true });
+        await writeFile(join(dir, '.mtool', 'schemas'), 'not a folder');
+      };
+      const run = await runBatch(sqlite.type, db.url, migrations, { prepare: blockFolder, hook: viaThread });
+      expect(run.error).toBeUndefined();
+      expect(run.steps).toHaveLength(7);
+      expect(run.summary).toMatchObject({ count: 0, writer: 'thread' });
+      expect(run.warnings).toHaveLength(1);
+      expect(run.warnings[0]).toMatch(/^after-batch hook failed; the migration itself is applied and recorded: MtoolError: schema snapshots of database 'app': not written: app__0001_m1\.sql \(.*ENOTDIR.*\); .*app__0005_m5\.sql \(.*\); and 2 more/);
+    } finally {
+      await disposeDialects();
+      await db.drop();
+    }
+  }, 60_000);
+
+  it('write nothing for a group that fails to commit, and the right files once its migrations are applied again one by one', async () => {
+    const db = await provision(sqlite);
+    try {
+      const migrations = [
+        `CREATE TABLE parent (id integer PRIMARY KEY)`,
+        `CREATE TABLE child (id integer PRIMARY KEY, parent_id integer REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)`,
+        `INSERT INTO child (id, parent_id) VALUES (1, 99)`,
+        `CREATE TABLE later (id integer PRIMARY KEY)`,
+      ];
+      const run = await runBatch(sqlite.type, db.url, migrations, { hook: viaThread });
+      expect(run.error).toBeDefined();
+      for (const step of run.steps.slice(0, 2)) expect(step.snapshot, step.filename).toBe(step.live);
+      expect(await snapshotFiles(run.dir)).toEqual(['app__0001_m1.schema.json', 'app__0002_m2.schema.json']);
+    } finally {
+      await disposeDialects();
+      await db.drop();
+    }
+  }, 60_000);
+
+  it('when the thread dies, leave the migrations applied and name every snapshot it did not write', async () => {
+    const db = await provision(sqlite);
+    const scratch = await mkdtemp(join(tmpdir(), 'mtool-dying-worker-'));
+    try {
+      const dying = join(scratch, 'dying-worker.mjs');
+      await writeFile(dying, `throw new Error('snapshot thread broke down');\n`);
+      const migrations = Array.from({ length: 3 }, (_, i) => `CREATE TABLE t${i} (id integer PRIMARY KEY)`);
+      const run = await runBatch(sqlite.type, db.url, migrations, { hook: { threadMinBatch: 1, threadWorkerUrl: pathToFileURL(dying) } });
+      expect(run.error).toBeUndefined();
+      expect(run.steps).toHaveLength(3);
+      expect(run.summary).toMatchObject({ count: 0, writer: 'thread' });
+      expect(run.warnings).toHaveLength(1);
+      expect(run.warnings[0]).toMatch(/not written: app__0001_m1\.sql \(snapshot thread broke down\); app__0002_m2\.sql \(snapshot thread broke down\); app__0003_m3\.sql \(snapshot thread broke down\)/);
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+      await disposeDialects();
+      await db.drop();
+    }
+  }, 60_000);
+
+  it('is not started when its entry file is missing (running from the sources): the caller writes on its own thread', () => {
+    const missing = new URL('./no-such-worker.js', BUILT_SNAPSHOT_WORKER);
+    expect(ThreadedSnapshotQueue.start({ root: tmpdir(), databaseName: 'app', databaseType: 'sqlite' }, { warn: () => undefined }, missing)).toBeUndefined();
+  });
+});
+
+describe('mtool migrate (the CLI bundle)', () => {
+  it(`writes the snapshots of a batch of ${THREAD_MIN_BATCH} or more migrations on the snapshot thread`, async () => {
+    const files: Record<string, string> = {
+      'mtool.config.ts': `import { databaseConfig } from 'mtool';\ndatabaseConfig({ databaseName: 'app', default: true, databaseType: 'sqlite', databaseUrl: 'sqlite:///app.db' });\n`,
+    };
+    for (let i = 1; i <= THREAD_MIN_BATCH; i++) files[`migrations/app/app__${String(i).padStart(4, '0')}_t${i}.sql`] = `-- upgrade\nCREATE TABLE t${i} (id integer PRIMARY KEY, name text);\n`;
+    const dir = await tempProject(files, 'mtool-snapshot-thread-cli-');
+    try {
+      const run = await runMtool(['migrate'], { cwd: dir });
+      expect(run.stderr).toMatch(new RegExp(`${THREAD_MIN_BATCH} snapshots written .*writer=thread`));
+      expect(run.code).toBe(0);
+      const names = await snapshotFiles(dir);
+      expect(names).toHaveLength(THREAD_MIN_BATCH);
+      const last = await readSnapshot(join(dir, '.mtool', 'schemas', names[names.length - 1]!));
+      expect(Object.keys(last!.tables)).toHaveLength(THREAD_MIN_BATCH);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
