@@ -88,6 +88,12 @@ export interface Connection {
   /** `sql` and then COMMIT in one round trip, where the protocol can. Absent: query() and commit(). */
   commitWith?(sql: string): Promise<void>;
   /**
+   * A reading statement's rows as arrays of values in select-list order, values as {@link query}
+   * gives them, where the driver can skip making an object per row (SQLite: a no-op `migrate`
+   * reads a thousand tracking rows). Absent: use query().
+   */
+  queryArrays?(sql: string): Promise<unknown[][]>;
+  /**
    * Ask the server, from another session, to stop the statement this session runs now (Ctrl-C /
    * SIGTERM during a long migration statement): it then fails at once and its transaction rolls
    * back. Does nothing when no statement runs. Absent where the driver cannot (SQLite blocks the

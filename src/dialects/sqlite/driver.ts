@@ -105,6 +105,19 @@ class SqliteConnection implements Connection {
     }
   }
 
+  async queryArrays(sql: string): Promise<unknown[][]> {
+    const db = this.#open();
+    try {
+      const rows = db.prepare(sql).raw().all() as unknown[][];
+      for (const row of rows) {
+        for (let i = 0; i < row.length; i++) if (typeof row[i] === 'bigint') row[i] = normalizeInteger(row[i] as bigint);
+      }
+      return rows;
+    } catch (e) {
+      throw wrapDriverError('MTOOL_DATABASE', this.#ctx, e);
+    }
+  }
+
   async begin(): Promise<void> {
     await this.query('BEGIN');
   }
@@ -134,13 +147,18 @@ class SqliteConnection implements Connection {
   }
 }
 
-/** Safe-integer mode returns every integer as bigint; give back numbers where no precision is lost. */
+const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** Safe-integer mode returns every integer as bigint: a number where no precision is lost, else its decimal text. */
+function normalizeInteger(value: bigint): number | string {
+  return value >= MIN_SAFE && value <= MAX_SAFE ? Number(value) : value.toString();
+}
+
 function normalizeRow(row: Row): Row {
   for (const key of Object.keys(row)) {
     const value = row[key];
-    if (typeof value === 'bigint') {
-      row[key] = value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value.toString();
-    }
+    if (typeof value === 'bigint') row[key] = normalizeInteger(value);
   }
   return row;
 }

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { Connection, QueryResult } from '../../dialects/types.js';
+import type { Connection } from '../../dialects/types.js';
 import type { Logger } from '../log.js';
 import { formatMs } from './executor.js';
 
@@ -10,7 +10,7 @@ import { formatMs } from './executor.js';
  */
 export function tracedConnection(conn: Connection, log: Logger): Connection {
   if (!log.isEnabled('trace')) return conn;
-  const run = async (sql: string, op: () => Promise<QueryResult | void>): Promise<QueryResult | void> => {
+  const run = async <T>(sql: string, op: () => Promise<T>): Promise<T> => {
     const started = performance.now();
     try {
       const result = await op();
@@ -24,10 +24,11 @@ export function tracedConnection(conn: Connection, log: Logger): Connection {
   return {
     type: conn.type,
     databaseName: conn.databaseName,
-    query: (sql) => run(sql, () => conn.query(sql)) as Promise<QueryResult>,
-    begin: () => run('BEGIN', () => conn.begin()) as Promise<void>,
-    commit: () => run('COMMIT', () => conn.commit()) as Promise<void>,
-    rollback: () => run('ROLLBACK', () => conn.rollback()) as Promise<void>,
+    query: (sql) => run(sql, () => conn.query(sql)),
+    begin: () => run('BEGIN', () => conn.begin()),
+    commit: () => run('COMMIT', () => conn.commit()),
+    rollback: () => run('ROLLBACK', () => conn.rollback()),
+    ...(conn.queryArrays ? { queryArrays: (sql: string) => run(sql, () => conn.queryArrays!(sql)) } : {}),
     serverVersion: () => conn.serverVersion(),
     ...(conn.cancel ? { cancel: () => conn.cancel!() } : {}),
     close: () => conn.close(),

@@ -1,4 +1,4 @@
-import type { Connection, Dialect, Row, TrackingSql } from '../../dialects/types.js';
+import type { Connection, Dialect, TrackingSql } from '../../dialects/types.js';
 import { MtoolError } from '../../errors.js';
 import type { MigrationKind } from '../../parser/migration-name.js';
 import type { MigrationRecord } from './types.js';
@@ -86,8 +86,13 @@ export class TrackingStore {
         ? // FINAL keeps the highest seq per filename; the filter stays outside so it never runs before the merge.
           `SELECT ${RECORD_COLUMNS} FROM (SELECT ${RECORD_COLUMNS}, deleted FROM ${q.ident(this.#table)} FINAL) WHERE deleted = 0`
         : `SELECT ${RECORD_COLUMNS} FROM ${q.ident(this.#table)}`;
+    if (this.#conn.queryArrays) {
+      // Arrays in RECORD_COLUMNS order: no object per row to build and read back.
+      const rows = await this.#conn.queryArrays(sql);
+      return rows.map((v) => this.#record(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7])).sort(compareRecords);
+    }
     const { rows } = await this.#conn.query(sql);
-    return rows.map((row) => this.#toRecord(row)).sort(compareRecords);
+    return rows.map((r) => this.#record(r.filename, r.version, r.checksum, r.type, r.description, r.applied_at, r.execution_ms, r.applied_by)).sort(compareRecords);
   }
 
   /** Record a migration (first application). */
@@ -144,24 +149,25 @@ export class TrackingStore {
     ];
   }
 
-  #toRecord(row: Row): MigrationRecord {
-    const type = String(row.type) as MigrationKind;
+  /** A record from the values of one row's {@link RECORD_COLUMNS}. */
+  #record(filename: unknown, version: unknown, checksum: unknown, rawType: unknown, description: unknown, appliedAt: unknown, executionMs: unknown, appliedBy: unknown): MigrationRecord {
+    const type = String(rawType) as MigrationKind;
     if (!KINDS.includes(type)) {
       throw new MtoolError(
         'MTOOL_DATABASE',
-        `${this.#table}: row ${String(row.filename)} has unknown type ${JSON.stringify(row.type)}; the tracking table was edited by hand`,
+        `${this.#table}: row ${String(filename)} has unknown type ${JSON.stringify(rawType)}; the tracking table was edited by hand`,
         { database: this.#conn.databaseName },
       );
     }
     return {
-      filename: String(row.filename),
-      version: row.version === null || row.version === undefined || row.version === '' ? null : String(row.version),
-      checksum: String(row.checksum).trim(),
+      filename: String(filename),
+      version: version === null || version === undefined || version === '' ? null : String(version),
+      checksum: String(checksum).trim(),
       type,
-      description: String(row.description ?? ''),
-      appliedAt: toIsoUtc(row.applied_at),
-      executionMs: Number(row.execution_ms ?? 0),
-      appliedBy: String(row.applied_by ?? ''),
+      description: String(description ?? ''),
+      appliedAt: toIsoUtc(appliedAt),
+      executionMs: Number(executionMs ?? 0),
+      appliedBy: String(appliedBy ?? ''),
     };
   }
 }
@@ -174,6 +180,12 @@ function compareRecords(a: MigrationRecord, b: MigrationRecord): number {
 }
 
 const SQL_TIMESTAMP = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(\.\d+)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/;
+/**
+ * Text that is already what {@link toIsoUtc} returns for it: `Date#toISOString()` output, as
+ * SQLite's tracking table stores it. Days past the 28th and hour 24 are left to the full path,
+ * where `Date` would carry them into the next month or day.
+ */
+const CANONICAL_ISO = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|1\d|2[0-8])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
 
 /**
  * A timestamp as drivers return it (Date, `2026-01-02 03:04:05.123`, `...+00`, ISO text) as ISO 8601
@@ -181,6 +193,8 @@ const SQL_TIMESTAMP = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(\.\d+)?\s*(Z|
  */
 export function toIsoUtc(value: unknown): string {
   if (value instanceof Date) return value.toISOString();
+  // Most of a no-op migrate's tracking rows: no Date to build and print again.
+  if (typeof value === 'string' && CANONICAL_ISO.test(value)) return value;
   const text = String(value ?? '').trim();
   const m = SQL_TIMESTAMP.exec(text);
   if (m) {
