@@ -2,6 +2,7 @@ import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readSnapshot, snapshotDir, SnapshotWriter, writeSnapshot } from '../../src/main/snapshot/index.js';
+import { applyStep, type SchemaStep } from '../../src/main/snapshot/schema-window.js';
 import { normalizeIndex, type SchemaIR, type TableIR } from '../../src/schema/ir.js';
 import { tempProject } from '../support/temp-project.js';
 
@@ -88,5 +89,66 @@ describe('SnapshotWriter', () => {
     const writer = new SnapshotWriter(a, 'app', 'sqlite', quiet);
     await expect(writer.write({ migrationId: 'other__0001_x', schema: schema() })).rejects.toMatchObject({ code: 'MTOOL_SNAPSHOT' });
     await expect(writer.write({ migrationId: 'app__0001_x', schema: { tables: {} } as unknown as SchemaIR })).rejects.toMatchObject({ code: 'MTOOL_SNAPSHOT' });
+  });
+
+  it('stageStep patches the last snapshot by a step and writes what stage writes for applyStep of it', async () => {
+    const a = await tempProject({}, 'mtool-writer-steps-a-');
+    const b = await tempProject({}, 'mtool-writer-steps-b-');
+    const byStep = new SnapshotWriter(a, 'app', 'postgresql', quiet);
+    const whole = new SnapshotWriter(b, 'app', 'postgresql', quiet);
+    // A seeded walk over the kinds of step a batch produces: tables created, replaced and dropped
+    // (with their indexes), enums read again, data-only migrations, full reads.
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const start = schema();
+    let current = start;
+    for (let i = 1; i <= 120; i++) {
+      const names = Object.keys(current.tables);
+      const pick = names[random(names.length)] ?? 'users';
+      const fresh = `t${random(40)}`;
+      let step: SchemaStep;
+      switch (random(6)) {
+        case 0:
+          step = { kind: 'none' };
+          break;
+        case 1:
+          step = { kind: 'full', schema: { ...current, tables: { ...current.tables, [fresh]: table(fresh, { comment: `full ${i}` }) } } };
+          break;
+        case 2: // drop
+          step = { kind: 'partial', part: { tables: {}, enums: {}, indexes: {}, constraints: {} }, replaced: [pick], enums: false };
+          break;
+        case 3: // enums read again: one changed, one the same content in a new object
+          step = { kind: 'partial', part: { tables: {}, enums: { mood: { name: 'mood', values: ['b', 'a'] }, [`e${random(3)}`]: { name: 'e', values: [String(i)] } }, indexes: {}, constraints: {} }, replaced: [], enums: true };
+          break;
+        default: {
+          // create or replace a table, with an index on it
+          const index = normalizeIndex({ name: `ix_${i}`, table: fresh, columns: ['id'] });
+          step = { kind: 'partial', part: { tables: { [fresh]: table(fresh, { comment: `step ${i}` }) }, enums: {}, indexes: { [`${fresh}.ix_${i}`]: index }, constraints: {} }, replaced: [fresh], enums: false };
+        }
+      }
+      const id = `app__${String(i).padStart(4, '0')}_s${i}`;
+      const staged = await byStep.stageStep({ migrationId: id, appliedAt: at(i), step, ...(i === 1 ? { start } : {}) });
+      expect(await staged.written).toBeUndefined();
+      current = applyStep(current, step);
+      await whole.write({ migrationId: id, schema: current, appliedAt: at(i) });
+      expect(await file(a, id), id).toBe(await file(b, id));
+    }
+  });
+
+  it('stageStep without a schema to start from is refused, and changes nothing', async () => {
+    const a = await tempProject({}, 'mtool-writer-nostart-');
+    const writer = new SnapshotWriter(a, 'app', 'sqlite', quiet);
+    await expect(writer.stageStep({ migrationId: 'app__0001_x', step: { kind: 'none' } })).rejects.toMatchObject({ code: 'MTOOL_SNAPSHOT', message: expect.stringContaining('no schema before this step') });
+    const bad = { kind: 'partial', part: { tables: { t: { name: 't', columns: {}, nan: Number.NaN } }, enums: {}, indexes: {}, constraints: {} } as unknown as SchemaIR, replaced: [], enums: false } as SchemaStep;
+    await writer.write({ migrationId: 'app__0001_x', schema: schema() });
+    await expect(writer.stageStep({ migrationId: 'app__0002_y', step: bad })).rejects.toThrow(/NaN, which JSON cannot represent/);
+    // The failed step left the writer's schema as it was: the next file is the first one's schema.
+    expect(await (await writer.stageStep({ migrationId: 'app__0003_z', step: { kind: 'none' } })).written).toBeUndefined();
+    const one = JSON.parse(await file(a, 'app__0001_x'));
+    const three = JSON.parse(await file(a, 'app__0003_z'));
+    expect(three.tables).toEqual(one.tables);
   });
 });

@@ -1,8 +1,7 @@
 import { dirname } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { SchemaIR } from '../../schema/ir.js';
 import { syncPath } from '../fs/atomic-write.js';
-import { applyStep, type WindowEntry } from './schema-window.js';
+import type { WindowEntry } from './schema-window.js';
 import type { SnapshotWriter, StagedSnapshot } from './snapshot-writer.js';
 
 /** One committed migration whose snapshot is to be written. */
@@ -42,8 +41,8 @@ export type WrittenListener = (item: QueuedSnapshot, written: { path: string; by
 /**
  * Writes the snapshots of one database's batch in the background, in the order they are pushed
  * (the `previous_checksum` chain), while the following migrations run: `push` returns at once;
- * the schema of each snapshot is built from the previous one and the entry's step
- * ({@link applyStep}) just before its file is written, so waiting snapshots cost no memory beyond
+ * the writer applies each entry's step to the schema of the snapshot before it
+ * (SnapshotWriter.stageStep) just before its file is written, so waiting snapshots cost no memory beyond
  * their steps.
  *
  * Durability policy of a batch: every file is atomic (temp file, verify, rename), but only the
@@ -62,8 +61,6 @@ export class SnapshotQueue implements SnapshotSink {
   readonly #onIdle: (() => void) | undefined;
   #items: QueuedSnapshot[] = [];
   #running: Promise<void> | undefined;
-  /** The schema of the last snapshot pushed through (written or not). */
-  #schema: SchemaIR | undefined;
   #lastPath: string | undefined;
   #startedAt: number | undefined;
   #written = 0;
@@ -132,11 +129,13 @@ export class SnapshotQueue implements SnapshotSink {
       const started = performance.now();
       let staging: InFlight | undefined;
       try {
-        const before = item.entry.start ?? this.#schema;
-        if (!before || !item.entry.step) throw new Error(`internal: snapshot of ${item.entry.file.filename} queued without ${before ? 'its step' : 'the schema before it'}`);
-        const schema = applyStep(before, item.entry.step);
-        this.#schema = schema;
-        staging = { item, schema, started, staged: await this.#stage(item, schema) };
+        const step = item.entry.step;
+        if (!step) throw new Error(`internal: snapshot of ${item.entry.file.filename} queued without its step`);
+        const staged = await this.#writer.stageStep(
+          { migrationId: item.migrationId, appliedAt: item.appliedAt, step, ...(item.entry.start ? { start: item.entry.start } : {}) },
+          { sync: false },
+        );
+        staging = { item, started, staged };
       } catch (error) {
         this.#failures.push({ filename: item.entry.file.filename, error });
       }
@@ -144,10 +143,6 @@ export class SnapshotQueue implements SnapshotSink {
       writing = staging;
     }
     if (writing) await this.#settle(writing, undefined);
-  }
-
-  #stage(item: QueuedSnapshot, schema: SchemaIR): Promise<StagedSnapshot> {
-    return this.#writer.stage({ migrationId: item.migrationId, schema, appliedAt: item.appliedAt }, { sync: false });
   }
 
   /** Wait for `done`'s file; when it failed and `next` chained to it, stage `next` again. */
@@ -164,7 +159,8 @@ export class SnapshotQueue implements SnapshotSink {
     if (next && next.staged.previous === done.staged.checksum) {
       await next.staged.written;
       try {
-        next.staged = await this.#stage(next.item, next.schema);
+        // The writer's last staged schema is `next`'s: at most one file is under way besides it.
+        next.staged = await this.#writer.restage({ migrationId: next.item.migrationId, appliedAt: next.item.appliedAt }, { sync: false });
       } catch (restageError) {
         // Its first write (chained to the lost file) stays; say why the chain is broken.
         this.#failures.push({ filename: next.item.entry.file.filename, error: restageError });
@@ -176,7 +172,6 @@ export class SnapshotQueue implements SnapshotSink {
 /** A staged snapshot whose file is being written. */
 interface InFlight {
   item: QueuedSnapshot;
-  schema: SchemaIR;
   started: number;
   staged: StagedSnapshot;
 }

@@ -6,7 +6,8 @@ import { DATABASE_TYPES } from '../../dialects/types.js';
 import { MtoolError } from '../../errors.js';
 import type { SchemaIR } from '../../schema/ir.js';
 import { writeFileAtomic, writeFileAtomicSync } from '../fs/atomic-write.js';
-import { snapshotEntryLine } from './snapshot-text.js';
+import { MapText } from './map-text.js';
+import type { SchemaStep } from './schema-window.js';
 import { checkSchemaShape, listSnapshots, parseMigrationId, readSnapshot, SNAPSHOT_FORMAT_VERSION, snapshotDir, type SnapshotLogOptions } from './snapshot-store.js';
 
 /** One snapshot for {@link SnapshotWriter.write}. */
@@ -24,6 +25,15 @@ export interface SnapshotWriterOptions extends SnapshotLogOptions {
    * default writes through the thread pool and lets the caller stage the next file meanwhile.
    */
   blockingWrites?: boolean;
+}
+
+/** One snapshot for {@link SnapshotWriter.stageStep}: the schema of the one before, changed by a step. */
+export interface StepSnapshotInput {
+  migrationId: string;
+  /** The schema before the step, for the first step of a batch (or after a window restarted). */
+  start?: SchemaIR;
+  step: SchemaStep;
+  appliedAt?: Date;
 }
 
 /** How {@link SnapshotWriter.write} makes a file durable. */
@@ -54,7 +64,8 @@ interface Known {
   checksum?: string | null;
 }
 
-const MAPS = ['constraints', 'enums', 'indexes', 'tables'] as const;
+/** The schema's maps, in the order the step code destructures them. */
+const MAPS_BY_NAME = ['tables', 'enums', 'indexes', 'constraints'] as const;
 
 /**
  * Writes the snapshots of one database during one `migrate` batch, byte for byte what
@@ -77,8 +88,10 @@ export class SnapshotWriter {
   #known: Known[] | undefined;
   /** Per IR object: its line in the map it was last seen in (the key is part of the line). */
   #lines = new WeakMap<object, { key: string; line: Buffer }>();
-  /** Per map (`tables` ...): the keys, objects and text of the last snapshot. */
-  #maps = new Map<string, { keys: string[]; values: unknown[]; pieces: Buffer[] }>();
+  /** Per map (`tables` ...): its text as of the last staged snapshot. */
+  #maps = new Map<string, MapText>();
+  /** A snapshot was staged: the maps hold its schema. */
+  #hasState = false;
   #dirReady = false;
   /** Two reusable buffers for the bytes of files being written. */
   #scratch: { memory: Buffer | undefined; busy: boolean }[] = [
@@ -116,10 +129,90 @@ export class SnapshotWriter {
    * @throws MtoolError `MTOOL_SNAPSHOT` for a malformed migration id or schema; errors of the folder's listing or creation.
    */
   async stage(input: BatchSnapshotInput, options: SnapshotWriteOptions = {}): Promise<StagedSnapshot> {
-    const { versionText, description } = parseMigrationId(input.migrationId, this.#databaseName);
-    checkSchemaShape(input.schema, `snapshot ${input.migrationId}`);
-    const version = Number(versionText);
-    const migrationId = `${this.#databaseName}__${versionText}_${description}`;
+    const id = this.#id(input.migrationId);
+    this.#apply(this.#prepareSchema(input.schema, `snapshot ${input.migrationId}`));
+    return this.#emit(id, input.appliedAt, options);
+  }
+
+  /**
+   * {@link stage} for the schema the last staged snapshot held (or `start`, when given) changed by
+   * one migration's `step`: only the objects the step names are laid out, and only where they
+   * sort is the text of each map patched (a batch's files then cost what they weigh, not a sort
+   * and layout of the whole schema each).
+   * @throws MtoolError `MTOOL_SNAPSHOT` as {@link stage}; nothing changes when it throws.
+   */
+  async stageStep(input: StepSnapshotInput, options: SnapshotWriteOptions = {}): Promise<StagedSnapshot> {
+    if (!input.start && !this.#hasState) throw new MtoolError('MTOOL_SNAPSHOT', `snapshot ${input.migrationId}: no schema before this step (the first step of a batch carries its start schema)`);
+    const where = `snapshot ${input.migrationId}`;
+    const appliers = input.start ? this.#prepareSchema(input.start, where) : [];
+    const step = input.step;
+    if (step.kind === 'full') appliers.push(...this.#prepareSchema(step.schema, where));
+    else if (step.kind === 'partial') {
+      checkSchemaShape(step.part, where);
+      const replaced = new Set([...step.replaced, ...Object.keys(step.part.tables)]);
+      const [tables, enums, indexes, constraints] = MAPS_BY_NAME.map((name) => this.#map(name));
+      appliers.push(tables!.prepare(step.part.tables, replaced));
+      for (const [map, part] of [
+        [indexes!, step.part.indexes],
+        [constraints!, step.part.constraints],
+      ] as const) {
+        appliers.push(map.prepare(part, map.keysWhere('table', replaced)));
+      }
+      if (step.enums) {
+        // Enum types are read whole: keep the objects whose content did not change (their text is reused).
+        const fresh: Record<string, unknown> = {};
+        for (const [key, value] of Object.entries(step.part.enums)) {
+          const before = enums!.get(key);
+          fresh[key] = before !== undefined && JSON.stringify(before) === JSON.stringify(value) ? before : value;
+        }
+        if (!enums!.holds(fresh)) appliers.push(enums!.prepareReset(fresh));
+      }
+    }
+    this.#apply(appliers);
+    // After the step: the schema of the next snapshot follows this one whether or not its file can be written.
+    return this.#emit(this.#id(input.migrationId), input.appliedAt, options);
+  }
+
+  /**
+   * The last staged snapshot's schema again, under this id: for a snapshot staged while the file
+   * it chained to was being written, when that write failed (its `previous_checksum` changes).
+   */
+  async restage(input: { migrationId: string; appliedAt?: Date }, options: SnapshotWriteOptions = {}): Promise<StagedSnapshot> {
+    if (!this.#hasState) throw new MtoolError('MTOOL_SNAPSHOT', `snapshot ${input.migrationId}: nothing staged to write again`);
+    return this.#emit(this.#id(input.migrationId), input.appliedAt, options);
+  }
+
+  #id(migrationId: string): { version: number; migrationId: string } {
+    const { versionText, description } = parseMigrationId(migrationId, this.#databaseName);
+    return { version: Number(versionText), migrationId: `${this.#databaseName}__${versionText}_${description}` };
+  }
+
+  #map(name: string): MapText {
+    let map = this.#maps.get(name);
+    if (!map) this.#maps.set(name, (map = new MapText(this.#lines)));
+    return map;
+  }
+
+  /** The changes that make the maps hold `schema` (none for maps that already do). */
+  #prepareSchema(schema: SchemaIR, where: string): (() => void)[] {
+    checkSchemaShape(schema, where);
+    const appliers: (() => void)[] = [];
+    for (const name of MAPS_BY_NAME) {
+      const map = this.#map(name);
+      const wanted = schema[name] as Record<string, unknown>;
+      if (!this.#hasState || !map.holds(wanted)) appliers.push(map.prepareReset(wanted));
+    }
+    return appliers;
+  }
+
+  #apply(appliers: readonly (() => void)[]): void {
+    for (const apply of appliers) apply();
+    this.#hasState = true;
+  }
+
+  /** Lay out, hash and write the snapshot of the maps as they are now. */
+  async #emit(id: { version: number; migrationId: string }, appliedAt: Date | undefined, options: SnapshotWriteOptions): Promise<StagedSnapshot> {
+    const { version, migrationId } = id;
     const dir = snapshotDir(this.#root);
     const path = join(dir, `${migrationId}.schema.json`);
     const previous = await this.#previousChecksum(version);
@@ -127,7 +220,7 @@ export class SnapshotWriter {
     // Members in canonical (sorted) order, each as byte pieces; `checksum` gets a placeholder that
     // is left out of the hash and filled in after it.
     const members: Record<string, Buffer[]> = {
-      applied_at: [utf8(JSON.stringify((input.appliedAt ?? new Date()).toISOString()))],
+      applied_at: [utf8(JSON.stringify((appliedAt ?? new Date()).toISOString()))],
       checksum: [PLACEHOLDER],
       database_name: [utf8(JSON.stringify(this.#databaseName))],
       database_type: [utf8(JSON.stringify(this.#databaseType))],
@@ -135,7 +228,7 @@ export class SnapshotWriter {
       migration_id: [utf8(JSON.stringify(migrationId))],
       previous_checksum: [utf8(JSON.stringify(previous))],
     };
-    for (const name of MAPS) members[name] = this.#mapPieces(name, input.schema[name] as Record<string, unknown>);
+    for (const name of MAPS_BY_NAME) members[name] = this.#map(name).bytes();
     const pieces: Buffer[] = [OPEN];
     let checksumStart = 0;
     let checksumEnd = 0;
@@ -234,47 +327,11 @@ export class SnapshotWriter {
     this.#known!.splice(at, 1);
     if (replaced) this.#remember(replaced);
   }
-
-  /**
-   * A map of the IR at depth 1 of the snapshot as byte pieces, laid out as snapshotText lays it
-   * out. The pieces of a map whose keys and objects are those of the previous snapshot are reused.
-   */
-  #mapPieces(name: string, map: Record<string, unknown>): Buffer[] {
-    const keys = Object.keys(map)
-      .filter((k) => map[k] !== undefined)
-      .sort();
-    const last = this.#maps.get(name);
-    if (last && last.keys.length === keys.length && keys.every((k, i) => last.keys[i] === k && last.values[i] === map[k])) return last.pieces;
-    const pieces: Buffer[] = [];
-    if (keys.length === 0) pieces.push(EMPTY);
-    else {
-      pieces.push(OPEN);
-      keys.forEach((k, i) => {
-        if (i > 0) pieces.push(COMMA);
-        pieces.push(this.#line(k, map[k]));
-      });
-      pieces.push(CLOSE_MAP);
-    }
-    this.#maps.set(name, { keys, values: keys.map((k) => map[k]), pieces });
-    return pieces;
-  }
-
-  /** One entry of a map (depth 2) as its whole line (snapshotEntryLine), in UTF-8; kept per object. */
-  #line(key: string, value: unknown): Buffer {
-    if (typeof value !== 'object' || value === null) return utf8(snapshotEntryLine(key, value));
-    const kept = this.#lines.get(value);
-    if (kept?.key === key) return kept.line;
-    const line = utf8(snapshotEntryLine(key, value));
-    this.#lines.set(value, { key, line });
-    return line;
-  }
 }
 
 const utf8 = (text: string) => Buffer.from(text, 'utf8');
 const OPEN = utf8('{\n');
 const COMMA = utf8(',\n');
 const CLOSE = utf8('\n}\n');
-const CLOSE_MAP = utf8('\n  }');
-const EMPTY = utf8('{}');
 /** `"` + 64 hex digits + `"`: the checksum's place, overwritten once the rest is hashed. */
 const PLACEHOLDER = utf8(`"${'0'.repeat(64)}"`);
