@@ -1,9 +1,9 @@
 /**
  * The snapshot thread (src/main/snapshot/snapshot-thread.ts), which large batches write their
- * snapshots with: the same outcomes as writing on the migration thread when writes fail, when a
- * group of migrations fails to commit, and when the thread itself dies.
+ * snapshots with: what happens when it dies or cannot start, and that the CLI uses it. Its files
+ * and failures are tested with the migration thread's: long-batch.test.ts, windows.test.ts.
  */
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -21,65 +21,9 @@ captureLogs();
 afterAll(() => disposeDialects());
 
 const sqlite = TARGETS.find((t) => t.id === 'sqlite')!;
-const viaThread = { threadMinBatch: 1, threadWorkerUrl: BUILT_SNAPSHOT_WORKER };
 const snapshotFiles = async (dir: string) => (await readdir(join(dir, '.mtool', 'schemas'))).sort();
 
-describe('snapshots written by the snapshot thread (sqlite)', () => {
-  it('are the files the migration thread writes: every one equal to the live schema after its migration', async () => {
-    const db = await provision(sqlite);
-    try {
-      const migrations = [`CREATE TABLE a (id integer PRIMARY KEY)`, `ALTER TABLE a ADD COLUMN b text`, `CREATE INDEX a_b ON a (b)`, `INSERT INTO a (id) VALUES (1)`, `DROP INDEX a_b`];
-      const run = await runBatch(sqlite.type, db.url, migrations, { hook: viaThread });
-      expect(run.error).toBeUndefined();
-      expect(run.warnings).toEqual([]);
-      expect(run.summary).toMatchObject({ count: 5, writer: 'thread' });
-      for (const step of run.steps) expect(step.snapshot, step.filename).toBe(step.live);
-      expect(await snapshotFiles(run.dir)).toEqual(migrations.map((_, i) => `app__000${i + 1}_m${i + 1}.schema.json`));
-    } finally {
-      await disposeDialects();
-      await db.drop();
-    }
-  }, 60_000);
-
-  it('report write failures as the migration thread does: migrations applied, one warning naming the snapshots', async () => {
-    const db = await provision(sqlite);
-    try {
-      const migrations = Array.from({ length: 7 }, (_, i) => `CREATE TABLE t${i} (id integer PRIMARY KEY)`);
-      const blockFolder = async (dir: string) => {
-        await mkdir(join(dir, '.mtool'), { recursive: true });
-        await writeFile(join(dir, '.mtool', 'schemas'), 'not a folder');
-      };
-      const run = await runBatch(sqlite.type, db.url, migrations, { prepare: blockFolder, hook: viaThread });
-      expect(run.error).toBeUndefined();
-      expect(run.steps).toHaveLength(7);
-      expect(run.summary).toMatchObject({ count: 0, writer: 'thread' });
-      expect(run.warnings).toHaveLength(1);
-      expect(run.warnings[0]).toMatch(/^after-batch hook failed; the migration itself is applied and recorded: MtoolError: schema snapshots of database 'app': not written: app__0001_m1\.sql \(.*ENOTDIR.*\); .*app__0005_m5\.sql \(.*\); and 2 more/);
-    } finally {
-      await disposeDialects();
-      await db.drop();
-    }
-  }, 60_000);
-
-  it('write nothing for a group that fails to commit, and the right files once its migrations are applied again one by one', async () => {
-    const db = await provision(sqlite);
-    try {
-      const migrations = [
-        `CREATE TABLE parent (id integer PRIMARY KEY)`,
-        `CREATE TABLE child (id integer PRIMARY KEY, parent_id integer REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)`,
-        `INSERT INTO child (id, parent_id) VALUES (1, 99)`,
-        `CREATE TABLE later (id integer PRIMARY KEY)`,
-      ];
-      const run = await runBatch(sqlite.type, db.url, migrations, { hook: viaThread });
-      expect(run.error).toBeDefined();
-      for (const step of run.steps.slice(0, 2)) expect(step.snapshot, step.filename).toBe(step.live);
-      expect(await snapshotFiles(run.dir)).toEqual(['app__0001_m1.schema.json', 'app__0002_m2.schema.json']);
-    } finally {
-      await disposeDialects();
-      await db.drop();
-    }
-  }, 60_000);
-
+describe('the snapshot thread (sqlite)', () => {
   it('when the thread dies, leave the migrations applied and name every snapshot it did not write', async () => {
     const db = await provision(sqlite);
     const scratch = await mkdtemp(join(tmpdir(), 'mtool-dying-worker-'));

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { disposeDialects } from '../../src/dialects/index.js';
 import { listSnapshots, readSnapshot } from '../../src/main/snapshot/index.js';
 import { provision, TARGETS, targetReachable } from '../engine/support/targets.js';
-import { captureLogs, runBatch, type BatchRun } from './harness.js';
+import { BUILT_SNAPSHOT_WORKER, captureLogs, runBatch, type BatchRun } from './harness.js';
 
 captureLogs();
 afterAll(() => disposeDialects());
@@ -136,51 +136,55 @@ for (const [id, cases] of Object.entries(CASES)) {
 }
 
 const sqlite = TARGETS.find((t) => t.id === 'sqlite')!;
-describe('snapshot write failures (sqlite)', () => {
-  it('leave the migrations applied and end the batch with one warning naming the snapshots not written', async () => {
-    const db = await provision(sqlite);
-    try {
-      const migrations = Array.from({ length: 7 }, (_, i) => `CREATE TABLE t${i} (id integer PRIMARY KEY)`);
-      // A file where the snapshot folder should be.
-      const blockFolder = async (dir: string) => {
-        await mkdir(join(dir, '.mtool'), { recursive: true });
-        await writeFile(join(dir, '.mtool', 'schemas'), 'not a folder');
-      };
-      const run = await runBatch(sqlite.type, db.url, migrations, { prepare: blockFolder });
-      expect(run.error).toBeUndefined();
-      expect(run.steps).toHaveLength(7);
-      expect(run.summary).toMatchObject({ count: 0 });
-      expect(run.warnings).toHaveLength(1);
-      expect(run.warnings[0]).toMatch(/^after-batch hook failed; the migration itself is applied and recorded: MtoolError: schema snapshots of database 'app': not written: app__0001_m1\.sql \(.*ENOTDIR.*\); .*app__0005_m5\.sql \(.*\); and 2 more/);
-    } finally {
-      await disposeDialects();
-      await db.drop();
-    }
-  }, 60_000);
-});
+// Snapshots written on the migration thread, and by the snapshot thread large batches use.
+for (const writer of ['main', 'thread'] as const) {
+  const hook = writer === 'thread' ? { threadMinBatch: 1, threadWorkerUrl: BUILT_SNAPSHOT_WORKER } : {};
+  describe(`snapshot write failures (sqlite, ${writer} thread)`, () => {
+    it('leave the migrations applied and end the batch with one warning naming the snapshots not written', async () => {
+      const db = await provision(sqlite);
+      try {
+        const migrations = Array.from({ length: 7 }, (_, i) => `CREATE TABLE t${i} (id integer PRIMARY KEY)`);
+        // A file where the snapshot folder should be.
+        const blockFolder = async (dir: string) => {
+          await mkdir(join(dir, '.mtool'), { recursive: true });
+          await writeFile(join(dir, '.mtool', 'schemas'), 'not a folder');
+        };
+        const run = await runBatch(sqlite.type, db.url, migrations, { prepare: blockFolder, hook });
+        expect(run.error).toBeUndefined();
+        expect(run.steps).toHaveLength(7);
+        expect(run.summary).toMatchObject({ count: 0, writer });
+        expect(run.warnings).toHaveLength(1);
+        expect(run.warnings[0]).toMatch(/^after-batch hook failed; the migration itself is applied and recorded: MtoolError: schema snapshots of database 'app': not written: app__0001_m1\.sql \(.*ENOTDIR.*\); .*app__0005_m5\.sql \(.*\); and 2 more/);
+      } finally {
+        await disposeDialects();
+        await db.drop();
+      }
+    }, 60_000);
+  });
 
-describe('snapshot read windows (sqlite, grouped commits)', () => {
-  it('writes no snapshot for migrations whose group fails to commit, and the right ones once they are applied again one by one', async () => {
-    const db = await provision(sqlite);
-    try {
-      // The deferred foreign key fails only at COMMIT: the engine rolls the group back and applies
-      // each migration again alone; the third fails then, the first two stay.
-      const migrations = [
-        `CREATE TABLE parent (id integer PRIMARY KEY)`,
-        `CREATE TABLE child (id integer PRIMARY KEY, parent_id integer REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)`,
-        `INSERT INTO child (id, parent_id) VALUES (1, 99)`,
-        `CREATE TABLE later (id integer PRIMARY KEY)`,
-      ];
-      const run = await runBatch(sqlite.type, db.url, migrations);
-      expect(run.error).toBeDefined();
-      expect(run.steps.map((s) => s.filename)).toEqual(['app__0001_m1.sql', 'app__0002_m2.sql', 'app__0003_m3.sql', 'app__0004_m4.sql']);
-      expect(await snapshotIds(run.dir)).toEqual(['app__0001_m1', 'app__0002_m2']);
-      for (const step of run.steps.slice(0, 2)) expect(step.snapshot, step.filename).toBe(step.live);
-      // Nothing uncommitted reached the folder, not even as a temp file.
-      expect((await readdir(join(run.dir, '.mtool', 'schemas'))).sort()).toEqual(['app__0001_m1.schema.json', 'app__0002_m2.schema.json']);
-    } finally {
-      await disposeDialects();
-      await db.drop();
-    }
-  }, 60_000);
-});
+  describe(`snapshot read windows (sqlite, grouped commits, ${writer} thread)`, () => {
+    it('writes no snapshot for migrations whose group fails to commit, and the right ones once they are applied again one by one', async () => {
+      const db = await provision(sqlite);
+      try {
+        // The deferred foreign key fails only at COMMIT: the engine rolls the group back and applies
+        // each migration again alone; the third fails then, the first two stay.
+        const migrations = [
+          `CREATE TABLE parent (id integer PRIMARY KEY)`,
+          `CREATE TABLE child (id integer PRIMARY KEY, parent_id integer REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)`,
+          `INSERT INTO child (id, parent_id) VALUES (1, 99)`,
+          `CREATE TABLE later (id integer PRIMARY KEY)`,
+        ];
+        const run = await runBatch(sqlite.type, db.url, migrations, { hook });
+        expect(run.error).toBeDefined();
+        expect(run.steps.map((s) => s.filename)).toEqual(['app__0001_m1.sql', 'app__0002_m2.sql', 'app__0003_m3.sql', 'app__0004_m4.sql']);
+        expect(await snapshotIds(run.dir)).toEqual(['app__0001_m1', 'app__0002_m2']);
+        for (const step of run.steps.slice(0, 2)) expect(step.snapshot, step.filename).toBe(step.live);
+        // Nothing uncommitted reached the folder, not even as a temp file.
+        expect((await readdir(join(run.dir, '.mtool', 'schemas'))).sort()).toEqual(['app__0001_m1.schema.json', 'app__0002_m2.schema.json']);
+      } finally {
+        await disposeDialects();
+        await db.drop();
+      }
+    }, 60_000);
+  });
+}
