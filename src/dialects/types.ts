@@ -184,6 +184,13 @@ export interface TrackingSql {
   isAlreadyExists(error: unknown): boolean;
   /** The error is a primary-key / unique violation (the lock row is held). */
   isUniqueViolation(error: unknown): boolean;
+  /**
+   * A statement opening a transaction that holds the database's only write lock (SQLite:
+   * `BEGIN IMMEDIATE`). With it, `migrate` inserts its lock row inside that transaction, reads
+   * and plans, and commits the row only when there is something to run: a run with nothing to
+   * run rolls back and never writes (no commit, no fsync). Absent: the lock row is committed at once.
+   */
+  readonly lockTransaction?: string;
 }
 
 export interface Dialect {

@@ -35,4 +35,7 @@ export const tracking: TrackingSql = {
   isAlreadyExists: (error) => [...errorChain(error)].some((e) => /\balready exists\b/.test(String(e.message ?? ''))),
   isUniqueViolation: (error) =>
     chainHasCode(error, ['SQLITE_CONSTRAINT_PRIMARYKEY', 'SQLITE_CONSTRAINT_UNIQUE']),
+  // The single writer's lock: while it is held no other process can insert a lock row or change
+  // the tracking table, so a lock row kept uncommitted excludes them as well as a committed one.
+  lockTransaction: 'BEGIN IMMEDIATE',
 };

@@ -76,6 +76,16 @@ export async function withSession<T>(entry: DatabaseEntry, root: string, log: Lo
   }
 }
 
+export interface WithLockOptions {
+  /**
+   * Called under the lock before `fn`: true when `fn` will not write anything (a `migrate` with
+   * nothing to run). Where the dialect can (SQLite, {@link MigrationLock}), the lock is then taken
+   * tentatively and never committed: `fn` runs inside the lock's transaction, which is rolled back,
+   * so a no-op costs no commit. False: the lock row is committed before `fn` runs, as always.
+   */
+  readOnly?: () => Promise<boolean>;
+}
+
 /**
  * Spec migrate rule 1: ensure the tracking tables, take the lock (failing at once when held),
  * run `fn`, release the lock on every exit path. On Ctrl-C / SIGTERM the run is asked to stop
@@ -83,10 +93,10 @@ export async function withSession<T>(entry: DatabaseEntry, root: string, log: Lo
  * statement, the lock row is removed from a second connection and the server discards the open
  * transaction when this process exits.
  */
-export async function withLock<T>(session: DatabaseSession, command: string, run: EngineRunContext | undefined, fn: () => Promise<T>): Promise<T> {
+export async function withLock<T>(session: DatabaseSession, command: string, run: EngineRunContext | undefined, fn: () => Promise<T>, options: WithLockOptions = {}): Promise<T> {
   const started = performance.now();
   await session.store.ensureTables();
-  const holder = await session.lock.acquire(command);
+  const holder = await session.lock.acquire(command, { tentative: options.readOnly !== undefined });
   session.log.info(`lock acquired in ${formatMs(performance.now() - started)}`);
 
   let markSettled!: () => void;
@@ -102,6 +112,8 @@ export async function withLock<T>(session: DatabaseSession, command: string, run
 
   let failed = false;
   try {
+    // Committed before anything runs: a process killed from here on leaves the lock ACTIVE.
+    if (session.lock.tentative && !(await options.readOnly!())) await session.lock.confirm();
     return await fn();
   } catch (error) {
     failed = true;

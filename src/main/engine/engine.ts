@@ -8,7 +8,7 @@ import { Executor } from './executor.js';
 import { BatchHooks } from './batch-hooks.js';
 import type { AppliedMigration, EngineHooks } from './hooks.js';
 import { ensureParsed, loadMigrations } from './load-migrations.js';
-import { currentVersion, planMigrate, planRollback, statusEntries, verifyApplied, type RollbackPlanOptions } from './planner.js';
+import { currentVersion, planMigrate, planRollback, statusEntries, verifyApplied, type MigratePlan, type RollbackPlanOptions } from './planner.js';
 import type { HistoryResult, LockStatusResult, MigrationOutcome, MigrationRecord, RunResult, StatusResult, UnlockResult } from './types.js';
 
 /**
@@ -93,10 +93,19 @@ export async function migrate(entry: DatabaseEntry, ctx: EngineContext, options:
   const started = performance.now();
   return withFilesAndSession(entry, ctx, async (session, files) => {
     if (options.dryRun) return dryRun(session, files, options, started);
+    // Read and planned once, under the lock: first to tell withLock whether anything will run.
+    let planned: Promise<{ records: MigrationRecord[]; plan: MigratePlan }> | undefined;
+    const planOnce = () =>
+      (planned ??= session.store.records().then((records) => {
+        verifyApplied(files, records, entry.name);
+        return { records, plan: planMigrate(files, records, entry.name, options) };
+      }));
+    const readOnly = async () => {
+      const { plan } = await planOnce();
+      return plan.versioned.length === 0 && plan.repeatables.length === 0;
+    };
     return withLock(session, options.commandLine ?? 'migrate', ctx.run, async () => {
-      const records = await session.store.records();
-      verifyApplied(files, records, entry.name);
-      const plan = planMigrate(files, records, entry.name, options);
+      const { records, plan } = await planOnce();
       ensureParsed([...plan.versioned, ...plan.repeatables.map((r) => r.file)]);
       const outcomes: MigrationOutcome[] = [];
       const hooks = new BatchHooks(session, options.hooks, options.deferSnapshots ?? false);
@@ -132,7 +141,7 @@ export async function migrate(entry: DatabaseEntry, ctx: EngineContext, options:
         currentVersion: currentVersion(after),
         durationMs: performance.now() - started,
       };
-    });
+    }, { readOnly });
   });
 }
 

@@ -10,14 +10,22 @@ const APPEND_SETTLE_MS = 50;
 
 /**
  * The database-level migration lock (spec: Migration lock): one row in `mtool_lock`, inserted
- * outside any migration transaction and committed at once, so a killed process leaves it ACTIVE
- * until `mtool unlock`. There is no expiry and no retry.
+ * outside any migration transaction and committed before anything runs, so a process killed
+ * while it runs migrations leaves it ACTIVE until `mtool unlock`. There is no expiry and no retry.
+ *
+ * Where the dialect names a {@link TrackingSql.lockTransaction} (SQLite), a caller may take the
+ * lock `tentative`: the row is inserted inside a transaction holding the database's write lock
+ * and stays uncommitted until {@link confirm}; {@link release} before that rolls it back. A
+ * `migrate` with nothing to run thus never writes to the database, the way knex's no-op takes its
+ * lock inside one transaction; the row exists for other processes only once something will run.
  */
 export class MigrationLock {
   readonly #conn: Connection;
   readonly #dialect: Dialect;
   readonly #store: TrackingStore;
   #held: LockHolder | undefined;
+  /** The held row is inside a transaction not yet committed (a tentative acquisition). */
+  #tentative = false;
 
   constructor(conn: Connection, dialect: Dialect, store: TrackingStore) {
     this.#conn = conn;
@@ -30,11 +38,18 @@ export class MigrationLock {
     return this.#held;
   }
 
+  /** True while the held row is uncommitted ({@link acquire} with `tentative`, before {@link confirm}). */
+  get tentative(): boolean {
+    return this.#tentative;
+  }
+
   /**
-   * Take the lock or fail at once.
+   * Take the lock or fail at once. `tentative`: where the dialect can, leave the row in an open
+   * transaction that holds the database's write lock (see the class comment); elsewhere the
+   * option changes nothing.
    * @throws LockError naming the holder (host, pid, command, since) and `mtool unlock`.
    */
-  async acquire(command: string): Promise<LockHolder> {
+  async acquire(command: string, options: { tentative?: boolean } = {}): Promise<LockHolder> {
     const holder: LockHolder = {
       host: hostname(),
       pid: process.pid,
@@ -54,25 +69,44 @@ export class MigrationLock {
         throw lockHeldError(this.#conn.databaseName, first);
       }
     } else {
+      const tentative = options.tentative === true && sql.lockTransaction !== undefined;
+      if (tentative) await this.#conn.query(sql.lockTransaction!);
       try {
         await this.#conn.query(
           `INSERT INTO ${q.ident(LOCK_TABLE)} (id, locked_at, host, pid, command, token) VALUES (1, ${sql.timestamp(q, new Date(holder.lockedAt))}, ${q.literal(holder.host)}, ${q.literal(holder.pid)}, ${q.literal(holder.command)}, ${q.literal(holder.token)})`,
         );
       } catch (error) {
+        if (tentative) await this.#conn.rollback().catch(() => undefined);
         if (!sql.isUniqueViolation(error)) throw error;
         const current = (await this.#liveRows())[0];
         throw lockHeldError(this.#conn.databaseName, current, error);
       }
+      this.#tentative = tentative;
     }
     this.#held = holder;
     return holder;
   }
 
-  /** Release the lock this process holds (no-op when not held). Only ever removes our own row. */
+  /** Commit a tentative acquisition: from now on the row is ACTIVE for everyone (no-op otherwise). */
+  async confirm(): Promise<void> {
+    if (!this.#tentative) return;
+    await this.#conn.commit();
+    this.#tentative = false;
+  }
+
+  /**
+   * Release the lock this process holds (no-op when not held). Only ever removes our own row; a
+   * tentative row goes with the rollback of its transaction, which must then hold nothing else.
+   */
   async release(): Promise<void> {
     const holder = this.#held;
     if (!holder) return;
-    await releaseLock(this.#conn, this.#dialect, this.#store, holder);
+    if (this.#tentative) {
+      await this.#conn.rollback();
+      this.#tentative = false;
+    } else {
+      await releaseLock(this.#conn, this.#dialect, this.#store, holder);
+    }
     this.#held = undefined;
   }
 
