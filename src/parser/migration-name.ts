@@ -23,11 +23,15 @@ export const ACCEPTED_MIGRATION_NAMES = [
   'ROC__<description>.sql',
 ] as const;
 
+// Numbered groups (no named groups): a `migrate` or `status` classifies every file name of the
+// folder, and a groups object per name was half the time of that step over 1,000 files.
 const DESCRIPTION = '[A-Za-z0-9][A-Za-z0-9_-]*';
-const VERSIONED = new RegExp(`^(?<db>.+?)__(?<version>\\d+)_(?<description>${DESCRIPTION})\\.sql$`);
-const REPEATABLE = new RegExp(`^(?<prefix>RA|ROC)__(?<description>${DESCRIPTION})\\.sql$`);
-/** What follows `<database>__` in a versioned file name. */
-const VERSION_AND_DESCRIPTION = new RegExp(`^(?<version>\\d+)_(?<description>${DESCRIPTION})\\.sql$`);
+/** 1: database, 2: version, 3: description. */
+const VERSIONED = new RegExp(`^(.+?)__(\\d+)_(${DESCRIPTION})\\.sql$`);
+/** 1: RA or ROC, 2: description. */
+const REPEATABLE = new RegExp(`^(RA|ROC)__(${DESCRIPTION})\\.sql$`);
+/** What follows `<database>__` in a versioned file name. 1: version, 2: description. */
+const VERSION_AND_DESCRIPTION = new RegExp(`^(\\d+)_(${DESCRIPTION})\\.sql$`);
 
 /** Companion files beside migrations that the folder reader skips. */
 export function isMigrationCompanion(filename: string): boolean {
@@ -49,23 +53,26 @@ function badName(filename: string, why: string, database: string): MtoolError {
 export function classifyMigrationName(filename: string, database: string): MigrationName | undefined {
   if (filename.startsWith('.') || !filename.endsWith('.sql') || isMigrationCompanion(filename)) return undefined;
 
-  const repeatable = REPEATABLE.exec(filename);
-  if (repeatable?.groups) {
-    const kind = repeatable.groups.prefix === 'RA' ? 'repeatable_always' : 'repeatable_on_change';
-    return { kind, description: repeatable.groups.description };
+  const repeatable = filename.startsWith('R') ? REPEATABLE.exec(filename) : null;
+  if (repeatable) {
+    const kind = repeatable[1] === 'RA' ? 'repeatable_always' : 'repeatable_on_change';
+    return { kind, description: repeatable[2]! };
   }
 
   // Prefer the folder's own database name so a name containing `__` cannot be misread.
-  const own = filename.startsWith(`${database}__`)
+  const own = filename.startsWith(database) && filename.startsWith('__', database.length)
     ? VERSION_AND_DESCRIPTION.exec(filename.slice(database.length + 2))
     : null;
-  const match = own?.groups ? { db: database, ...own.groups } : VERSIONED.exec(filename)?.groups;
+  const match = own ?? VERSIONED.exec(filename);
   if (!match) throw badName(filename, 'not a migration file name', database);
-  const { db, version, description } = match as { db: string; version: string; description: string };
+  const db = own ? database : match[1]!;
+  const version = own ? own[1]! : match[2]!;
+  const description = own ? own[2]! : match[3]!;
   if (db !== 'V' && db !== database) {
     throw badName(filename, `the prefix '${db}__' names another database than the folder's '${database}'`, database);
   }
-  if (!/^\d{4}$/.test(version)) throw badName(filename, `version '${version}' must be exactly four digits (for example 0001)`, database);
+  // `version` is digits already.
+  if (version.length !== 4) throw badName(filename, `version '${version}' must be exactly four digits (for example 0001)`, database);
   return { kind: 'versioned', version, description };
 }
 

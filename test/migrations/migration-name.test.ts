@@ -1,5 +1,30 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { classifyMigrationName, slugifyDescription } from '../../src/parser/migration-name.js';
+import { ACCEPTED_MIGRATION_NAMES, classifyMigrationName, isMigrationCompanion, slugifyDescription, type MigrationName } from '../../src/parser/migration-name.js';
+
+/** classifyMigrationName as first written (named groups), the reference for the faster one. */
+function reference(filename: string, database: string): MigrationName | undefined {
+  if (filename.startsWith('.') || !filename.endsWith('.sql') || isMigrationCompanion(filename)) return undefined;
+  const DESCRIPTION = '[A-Za-z0-9][A-Za-z0-9_-]*';
+  const repeatable = new RegExp(`^(?<prefix>RA|ROC)__(?<description>${DESCRIPTION})\\.sql$`).exec(filename);
+  if (repeatable?.groups) return { kind: repeatable.groups.prefix === 'RA' ? 'repeatable_always' : 'repeatable_on_change', description: repeatable.groups.description };
+  const own = filename.startsWith(`${database}__`) ? new RegExp(`^(?<version>\\d+)_(?<description>${DESCRIPTION})\\.sql$`).exec(filename.slice(database.length + 2)) : null;
+  const match = own?.groups ? { db: database, ...own.groups } : new RegExp(`^(?<db>.+?)__(?<version>\\d+)_(?<description>${DESCRIPTION})\\.sql$`).exec(filename)?.groups;
+  const forms = ACCEPTED_MIGRATION_NAMES.map((f) => f.replace('<database>', database)).join(', ');
+  if (!match) throw new Error(`${filename}: not a migration file name; accepted migration file names: ${forms}`);
+  const { db, version, description } = match as { db: string; version: string; description: string };
+  if (db !== 'V' && db !== database) throw new Error(`${filename}: the prefix '${db}__' names another database than the folder's '${database}'; accepted migration file names: ${forms}`);
+  if (!/^\d{4}$/.test(version)) throw new Error(`${filename}: version '${version}' must be exactly four digits (for example 0001); accepted migration file names: ${forms}`);
+  return { kind: 'versioned', version, description };
+}
+
+const outcome = (f: () => MigrationName | undefined): unknown => {
+  try {
+    return f();
+  } catch (error) {
+    return `error: ${(error as Error).message}`;
+  }
+};
 
 describe('migration file-name classes', () => {
   it('reads <db>__NNNN_desc.sql as versioned for the folder database', () => {
@@ -45,6 +70,21 @@ describe('migration file-name classes', () => {
     expect(String((error as Error).message)).toMatch(/^create_users\.sql: not a migration file name; accepted migration file names: app__<NNNN>_<description>\.sql, V__<NNNN>_<description>\.sql, RA__<description>\.sql, ROC__<description>\.sql$/);
     expect(() => classifyMigrationName('RA__.sql', 'app')).toThrow(/RA__\.sql/);
     expect(() => classifyMigrationName('app__0001_.sql', 'app')).toThrow(/app__0001_\.sql/);
+  });
+
+  it('classifies any name exactly as the named-group version did (same result, same error)', () => {
+    const part = fc.constantFrom('app', 'my__db', 'V', 'R', 'RA', 'ROC', 'other', '', '_', '0001', '001', '00001', '9999', 'x', 'a-b', '-x', '.', 'sql', '__');
+    const name = fc.tuple(fc.array(part, { maxLength: 6 }), fc.constantFrom('', '_', '__'), fc.constantFrom('.sql', '.SQL', '.rollback.sql', '.plan.json', '')).map(([parts, join, ext]) => parts.join(join) + ext);
+    const database = fc.constantFrom('app', 'my__db', 'a', 'V', 'R');
+    fc.assert(
+      fc.property(name, database, (filename, db) => {
+        expect(outcome(() => classifyMigrationName(filename, db))).toEqual(outcome(() => reference(filename, db)));
+      }),
+      { numRuns: 5000 },
+    );
+    for (const [filename, db] of [['app__0001_x.sql', 'app'], ['RA__x.sql', 'app'], ['ROC__x-y.sql', 'app'], ['R__0001_x.sql', 'R'], ['V__0001_x.sql', 'V'], ['app__0001_x.sql', 'ap'], ['app___0001_x.sql', 'app']]) {
+      expect(outcome(() => classifyMigrationName(filename!, db!)), filename).toEqual(outcome(() => reference(filename!, db!)));
+    }
   });
 
   it('slugifies descriptions to lower snake case within 72 characters', () => {

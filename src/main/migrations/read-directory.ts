@@ -64,7 +64,7 @@ export async function scanMigrationNames(dir: string, database: string): Promise
   const names: MigrationFileName[] = [];
   for (const filename of await listFiles(dir)) {
     const name = classifyMigrationName(filename, database);
-    if (name) names.push({ filename, ...name });
+    if (name) names.push(name.version === undefined ? { filename, kind: name.kind, description: name.description } : { filename, kind: name.kind, version: name.version, description: name.description });
   }
   assertUniqueVersions(names, dir, database);
   return names.sort(compareMigrations);
