@@ -63,7 +63,7 @@ export async function runBatch(
   type: string,
   url: string,
   migrations: readonly string[],
-  options: { check?: boolean; prepare?: (dir: string) => Promise<void>; hook?: Pick<SnapshotHookOptions, 'threadMinBatch' | 'threadWorkerUrl'> } = {},
+  options: { check?: boolean; prepare?: (dir: string) => Promise<void>; hook?: Pick<SnapshotHookOptions, 'threadMinTables' | 'threadWorkerUrl'> } = {},
 ): Promise<BatchRun> {
   const files: Record<string, string> = {
     'mtool.config.ts': `import { databaseConfig } from 'mtool';\ndatabaseConfig({ databaseName: 'app', default: true, databaseType: '${type}', databaseUrl: ${JSON.stringify(url)} });\n`,
@@ -75,7 +75,7 @@ export async function runBatch(
   await options.prepare?.(dir);
   const config = await loadConfig({ cwd: dir, env: {} });
   const entry = selectDatabases(config, {})[0]!;
-  const inner = snapshotHooks({ root: dir, databases: config.databases, log: logger, threadMinBatch: Number.POSITIVE_INFINITY, ...options.hook });
+  const inner = snapshotHooks({ root: dir, databases: config.databases, log: logger, threadMinTables: Number.POSITIVE_INFINITY, ...options.hook });
   const ran: { id: string; filename: string; live: string }[] = [];
   const hooks: EngineHooks = {
     beforeVersionedMigration: (event) => inner.beforeVersionedMigration!(event),

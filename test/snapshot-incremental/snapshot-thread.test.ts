@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { disposeDialects } from '../../src/dialects/index.js';
-import { THREAD_MIN_BATCH } from '../../src/main/engine/snapshot-hook.js';
+import { THREAD_MIN_TABLES } from '../../src/main/engine/snapshot-hook.js';
 import { readSnapshot } from '../../src/main/snapshot/index.js';
 import { ThreadedSnapshotQueue } from '../../src/main/snapshot/snapshot-thread.js';
 import { runMtool } from '../support/cli.js';
@@ -31,7 +31,7 @@ describe('the snapshot thread (sqlite)', () => {
       const dying = join(scratch, 'dying-worker.mjs');
       await writeFile(dying, `throw new Error('snapshot thread broke down');\n`);
       const migrations = Array.from({ length: 3 }, (_, i) => `CREATE TABLE t${i} (id integer PRIMARY KEY)`);
-      const run = await runBatch(sqlite.type, db.url, migrations, { hook: { threadMinBatch: 1, threadWorkerUrl: pathToFileURL(dying) } });
+      const run = await runBatch(sqlite.type, db.url, migrations, { hook: { threadMinTables: 0, threadWorkerUrl: pathToFileURL(dying) } });
       expect(run.error).toBeUndefined();
       expect(run.steps).toHaveLength(3);
       expect(run.summary).toMatchObject({ count: 0, writer: 'thread' });
@@ -51,22 +51,36 @@ describe('the snapshot thread (sqlite)', () => {
 });
 
 describe('mtool migrate (the CLI bundle)', () => {
-  it(`writes the snapshots of a batch of ${THREAD_MIN_BATCH} or more migrations on the snapshot thread`, async () => {
+  // A batch creating n tables writes n × n/2 tables' text over its snapshots.
+  const large = Math.ceil(Math.sqrt(2 * THREAD_MIN_TABLES));
+  const project = (count: number) => {
     const files: Record<string, string> = {
       'mtool.config.ts': `import { databaseConfig } from 'mtool';\ndatabaseConfig({ databaseName: 'app', default: true, databaseType: 'sqlite', databaseUrl: 'sqlite:///app.db' });\n`,
     };
-    for (let i = 1; i <= THREAD_MIN_BATCH; i++) files[`migrations/app/app__${String(i).padStart(4, '0')}_t${i}.sql`] = `-- upgrade\nCREATE TABLE t${i} (id integer PRIMARY KEY, name text);\n`;
-    const dir = await tempProject(files, 'mtool-snapshot-thread-cli-');
+    for (let i = 1; i <= count; i++) files[`migrations/app/app__${String(i).padStart(4, '0')}_t${i}.sql`] = `-- upgrade\nCREATE TABLE t${i} (id integer PRIMARY KEY, name text);\n`;
+    return tempProject(files, 'mtool-snapshot-thread-cli-');
+  };
+
+  it(`writes the snapshots of a batch creating ${large} tables on the snapshot thread, and of a small batch on its own thread`, async () => {
+    const dir = await project(large);
     try {
       const run = await runMtool(['migrate'], { cwd: dir });
-      expect(run.stderr).toMatch(new RegExp(`${THREAD_MIN_BATCH} snapshots written .*writer=thread`));
+      expect(run.stderr).toMatch(new RegExp(`${large} snapshots written .*writer=thread`));
       expect(run.code).toBe(0);
       const names = await snapshotFiles(dir);
-      expect(names).toHaveLength(THREAD_MIN_BATCH);
+      expect(names).toHaveLength(large);
       const last = await readSnapshot(join(dir, '.mtool', 'schemas', names[names.length - 1]!));
-      expect(Object.keys(last!.tables)).toHaveLength(THREAD_MIN_BATCH);
+      expect(Object.keys(last!.tables)).toHaveLength(large);
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+    const small = await project(10);
+    try {
+      const run = await runMtool(['migrate'], { cwd: small });
+      expect(run.stderr).toMatch(/10 snapshots written .*writer=main/);
+      expect(run.code).toBe(0);
+    } finally {
+      await rm(small, { recursive: true, force: true });
     }
   }, 60_000);
 });

@@ -138,7 +138,7 @@ for (const [id, cases] of Object.entries(CASES)) {
 const sqlite = TARGETS.find((t) => t.id === 'sqlite')!;
 // Snapshots written on the migration thread, and by the snapshot thread large batches use.
 for (const writer of ['main', 'thread'] as const) {
-  const hook = writer === 'thread' ? { threadMinBatch: 1, threadWorkerUrl: BUILT_SNAPSHOT_WORKER } : {};
+  const hook = writer === 'thread' ? { threadMinTables: 0, threadWorkerUrl: BUILT_SNAPSHOT_WORKER } : {};
   describe(`snapshot write failures (sqlite, ${writer} thread)`, () => {
     it('leave the migrations applied and end the batch with one warning naming the snapshots not written', async () => {
       const db = await provision(sqlite);

@@ -16,20 +16,21 @@ export interface SnapshotHookOptions {
   databases: readonly DatabaseEntry[];
   log: Logger;
   /**
-   * Batches of at least this many versioned migrations write their snapshots in a worker thread
-   * (default {@link THREAD_MIN_BATCH}; `Infinity`: never).
+   * Batches whose snapshots will hold at least this many tables in all (see {@link THREAD_MIN_TABLES})
+   * write them in a worker thread. `0`: always; `Infinity`: never.
    */
-  threadMinBatch?: number;
+  threadMinTables?: number;
   /** The worker's entry (default: beside snapshot-thread.js); tests running the sources point it at tsc's output. */
   threadWorkerUrl?: URL;
 }
 
 /**
- * From how many migrations a batch's snapshots are written in a worker thread. Starting one costs
- * ~25 ms of CPU on another core; a batch of this size writes snapshots of at least as many
- * tables, enough for the thread to pay back (`node bench/snapshot-batch.mjs --n 64`).
+ * From how much snapshot text a batch's snapshots are written in a worker thread, counted in
+ * tables over all its files: migrations left × (tables before the batch + half of them, for
+ * tables the batch creates). Starting the thread costs ~25-40 ms of CPU on another core; below
+ * this the migration thread writes them faster than that (`node bench/snapshot-thread.mjs`).
  */
-export const THREAD_MIN_BATCH = 64;
+export const THREAD_MIN_TABLES = 20_000;
 
 /** The modules a batch with snapshots needs, loaded on its first migration. */
 type Modules = Awaited<ReturnType<typeof loadModules>>;
@@ -59,9 +60,10 @@ interface BatchState {
   entry: DatabaseEntry;
   log: Logger;
   modules: Modules;
-  queue: SnapshotSink;
-  /** The queue writes in a worker thread. */
-  thread: boolean;
+  /** Made for the first snapshot handed to it ({@link queueFor}). */
+  queue: SnapshotSink | undefined;
+  /** Versioned migrations the batch meant to apply when it started. */
+  remaining: number;
   /** Unset until the next migration reads the schema in full (at the start, and after a failed read). */
   window: SchemaWindow | undefined;
   /** Applied migrations not yet handed to the queue: waiting for their read or their commit, in order. */
@@ -111,13 +113,7 @@ export function snapshotHooks(options: SnapshotHookOptions): EngineHooks {
     // Loaded here, not at the top: a migrate that applies nothing must not pay for them.
     const modules = await loadModules();
     const log = options.log.child({ db_name: entry.name, db_type: entry.type });
-    const written: WrittenListener = (item, file) => log.debug(`snapshot written in ${formatMs(file.ms)}`, { file: file.path, bytes: file.bytes, introspection: item.entry.kind });
-    const threaded =
-      remaining >= (options.threadMinBatch ?? THREAD_MIN_BATCH)
-        ? modules.ThreadedSnapshotQueue.start({ root: options.root, databaseName: entry.name, databaseType: entry.type }, { warn: (message) => log.warn(message), written }, options.threadWorkerUrl)
-        : undefined;
-    const queue = threaded ?? new modules.SnapshotQueue(new modules.SnapshotWriter(options.root, entry.name, entry.type), written);
-    const state: BatchState = { conn: event.conn, dialect: event.dialect, entry, log, modules, queue, thread: threaded !== undefined, window: undefined, pending: [], committed: new WeakSet(), reads: { count: 0, ms: 0 } };
+    const state: BatchState = { conn: event.conn, dialect: event.dialect, entry, log, modules, queue: undefined, remaining, window: undefined, pending: [], committed: new WeakSet(), reads: { count: 0, ms: 0 } };
     states.set(event.database, state);
     return state;
   };
@@ -142,9 +138,28 @@ export function snapshotHooks(options: SnapshotHookOptions): EngineHooks {
     );
   };
 
+  /**
+   * The batch's writer, made for its first snapshot, whose start schema tells how big the files
+   * will be: a worker thread for much text (see {@link THREAD_MIN_TABLES}), else this thread.
+   */
+  const queueFor = (state: BatchState, first: Pending): SnapshotSink => {
+    const { modules, entry, log } = state;
+    const written: WrittenListener = (item, file) => log.debug(`snapshot written in ${formatMs(file.ms)}`, { file: file.path, bytes: file.bytes, introspection: item.entry.kind });
+    const tables = Object.keys(first.entry.start?.tables ?? {}).length;
+    const threaded =
+      state.remaining * (tables + state.remaining / 2) >= (options.threadMinTables ?? THREAD_MIN_TABLES)
+        ? modules.ThreadedSnapshotQueue.start({ root: options.root, databaseName: entry.name, databaseType: entry.type }, { warn: (message) => log.warn(message), written }, options.threadWorkerUrl)
+        : undefined;
+    return threaded ?? new modules.SnapshotQueue(new modules.SnapshotWriter(options.root, entry.name, entry.type), written);
+  };
+
   /** Hand the queue every leading snapshot that is both read and committed. */
   const release = (state: BatchState): void => {
-    while (state.pending[0]?.entry.step && state.committed.has(state.pending[0].entry.file)) state.queue.push(state.pending.shift()!);
+    while (state.pending[0]?.entry.step && state.committed.has(state.pending[0].entry.file)) {
+      const next = state.pending.shift()!;
+      state.queue ??= queueFor(state, next);
+      state.queue.push(next);
+    }
   };
 
   /**
@@ -185,7 +200,7 @@ export function snapshotHooks(options: SnapshotHookOptions): EngineHooks {
         if (!state.window) state.window = await openWindow(state);
         const window = state.window;
         const oldest = window.oldest;
-        if (oldest && state.queue.idle && state.committed.has(oldest.file) && window.age >= Math.max(EARLY_READ_MIN_MS, EARLY_READ_FACTOR * window.reads.lastMs)) {
+        if (oldest && (state.queue?.idle ?? true) && state.committed.has(oldest.file) && window.age >= Math.max(EARLY_READ_MIN_MS, EARLY_READ_FACTOR * window.reads.lastMs)) {
           await window.flush();
           release(state);
         }
@@ -242,7 +257,7 @@ export function snapshotHooks(options: SnapshotHookOptions): EngineHooks {
       // What is left was not committed (rolled back with a failed migration's group) or not read.
       const unwritten = state.pending.filter((p) => state.committed.has(p.entry.file)).map((p) => p.entry.file.filename);
       const waitStart = performance.now();
-      const summary = await state.queue.finish();
+      const summary = state.queue ? await state.queue.finish() : { written: 0, bytes: 0, elapsedMs: 0, failures: [] };
       const waitMs = performance.now() - waitStart;
       state.log.info(`${summary.written} snapshot${summary.written === 1 ? '' : 's'} written (${megabytes(summary.bytes)}) in ${formatMs(summary.elapsedMs)}; migrate waited ${formatMs(waitMs)} for them`, {
         count: summary.written,
@@ -251,7 +266,7 @@ export function snapshotHooks(options: SnapshotHookOptions): EngineHooks {
         wait_ms: round(waitMs),
         reads: state.reads.count,
         read_ms: round(state.reads.ms),
-        writer: state.thread ? 'thread' : 'main',
+        writer: state.queue instanceof state.modules.ThreadedSnapshotQueue ? 'thread' : 'main',
       });
       const failed = [...summary.failures.map((f) => `${f.filename} (${f.error instanceof Error ? f.error.message : String(f.error)})`), ...unwritten.map((f) => `${f} (its schema was not read)`)];
       if (readError !== undefined || failed.length > 0) {
