@@ -14,8 +14,12 @@
  *   database registry, `instanceof ColumnBuilder` / `IndexBuilder`, error brands;
  * - every module those import statically (found by a first esbuild pass): a module the public API
  *   loads must exist once. `mtool/seed` logs through src/main/log.ts, whose level, JSON mode and
- *   registered secrets the CLI sets; `mtool` loads the statement splitter, which the CLI would
- *   otherwise load a second time from its own chunk;
+ *   registered secrets the CLI sets. Except the statement splitter (src/parser/**, which `mtool`
+ *   re-exports): pure functions with no state or classes of their own (their errors come from the
+ *   shared src/errors.ts), so the CLI carries its own copy in its chunks. A command that parses
+ *   nothing (a no-op `migrate`, `status`) then loads no parser module: the configuration loader
+ *   imports src/config-api.ts instead of the root module when the configuration imports only its
+ *   names (src/main/config/module-loader.ts), and the six ES modules of the splitter cost ~5 ms;
  * - npm packages other than {@link BUNDLED_PACKAGES} and {@link VENDORED}: loaded from
  *   node_modules as before.
  *
@@ -84,6 +88,8 @@ async function keptOutModules() {
     kept.add(path);
     for (const edge of metafile.inputs[path]?.imports ?? []) if (!edge.external && edge.kind === 'import-statement') todo.push(edge.path);
   }
+  // The statement splitter is bundled too (see the header).
+  for (const path of kept) if (path.startsWith('src/parser/')) kept.delete(path);
   return kept;
 }
 

@@ -61,6 +61,7 @@ export function ownModules(): Map<string, string> {
     map.set(key === '.' ? pkg.name : `${pkg.name}/${key.replace(/^\.\//, '')}`, pathToFileURL(path).href);
   }
   map.set('#errors', pathToFileURL(join(base, fromSource ? 'errors.ts' : 'errors.js')).href);
+  map.set('#config-api', pathToFileURL(join(base, fromSource ? 'config-api.ts' : 'config-api.js')).href);
   ownModulesCache = map;
   return map;
 }
@@ -108,7 +109,9 @@ export async function importModule(file: string, opts: ImportModuleOptions): Pro
   const cached = await readCachedBundle(cacheDir, key, realRoot);
   if (cached) return evaluate(cached, entryShown);
 
-  const { code, inputs } = await bundle(entry, realRoot, entryShown, isolated, own);
+  const bundled = await bundle(entry, realRoot, entryShown, isolated, own);
+  const code = await configApiDirectly(bundled.code, own);
+  const inputs = bundled.inputs;
   const stored = await writeCachedBundle(cacheDir, key, code, inputs.filter((f) => f !== entry));
   if (stored) return evaluate(stored, entryShown);
   // The project folder is not writable: an isolated bundle has no external imports to resolve
@@ -131,7 +134,35 @@ export async function importModule(file: string, opts: ImportModuleOptions): Pro
  * every input is byte-identical to what was checked: the sandbox verdict is never stale.
  * A warm run therefore never loads esbuild (whose import and service start cost 100+ ms).
  */
-const CACHE_FORMAT = 1;
+const CACHE_FORMAT = 2;
+
+/**
+ * The root module `mtool` re-exports the configuration API (src/config-api.ts) beside the
+ * statement splitter, whose six modules cost ~5 ms to load, and a configuration usually imports
+ * `databaseConfig` and `env` only. When every import of the root module in the bundle is a plain
+ * `import { ... }` of names the configuration API exports, the bundle imports them from it
+ * instead: the same bindings (the root module re-exports them; test/config/config-api-import.test.ts
+ * checks), without loading the splitter. Any other use of the root module keeps it as it is.
+ */
+async function configApiDirectly(code: string, own: Map<string, string>): Promise<string> {
+  const root = own.get('mtool');
+  const api = own.get('#config-api');
+  if (root === undefined || api === undefined) return code;
+  const quoted = JSON.stringify(root);
+  const uses = code.split(quoted).length - 1;
+  if (uses === 0) return code;
+  const statement = new RegExp(`import\\s*\\{([^}]*)\\}\\s*from\\s*${quoted.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')};`, 'g');
+  const imports = [...code.matchAll(statement)];
+  if (imports.length !== uses) return code;
+  const available = new Set(Object.keys((await import(api)) as object));
+  for (const [, list] of imports) {
+    for (const item of list!.split(',')) {
+      const name = item.trim().split(/\s+as\s+/)[0];
+      if (name && !available.has(name)) return code;
+    }
+  }
+  return code.split(quoted).join(JSON.stringify(api));
+}
 
 function sha256(data: string | Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');
