@@ -335,10 +335,11 @@ type SadeArgs = [...(string | undefined)[], ParsedFlags];
  * The sade program, built from the same descriptors as help. A new one per run: sade's `parse`
  * merges the command's aliases and defaults into the shared global ones, so a program is used once.
  */
-function buildProgram(sade: typeof Sade): Sade.Sade {
+/** The sade program of the given commands (parsing needs only the one `locateCommand` found: ~1.5 ms less than all of them). */
+function buildProgram(sade: typeof Sade, commands: readonly CommandDescriptor[]): Sade.Sade {
   const prog = sade('mtool').version(VERSION);
   for (const spec of GLOBAL_OPTIONS) if (!isMtoolFlag(spec, undefined)) prog.option(sadeFlag(spec), spec.description);
-  for (const command of COMMANDS) {
+  for (const command of commands) {
     prog.command(sadeUsage(command)).describe(command.description);
     for (const spec of command.options ?? []) prog.option(sadeFlag(spec), spec.description);
     for (const example of command.examples) prog.example(example.replace(/^mtool /, ''));
@@ -362,7 +363,7 @@ async function parseWithSade(command: CommandDescriptor, tokens: readonly string
   const { default: sade } = await import('sade');
   const specs = effectiveOptions(command).filter((s) => !isMtoolFlag(s, command));
   const keys = (type: OptionSpec['type']) => specs.filter((s) => s.type === type).map((s) => sadeKey(s.name));
-  const parsed = buildProgram(sade).parse(['node', 'mtool', ...command.name.split(' '), ...tokens], {
+  const parsed = buildProgram(sade, [command]).parse(['node', 'mtool', ...command.name.split(' '), ...tokens], {
     lazy: true,
     boolean: keys('boolean'),
     string: keys('string'),
