@@ -51,35 +51,86 @@ export async function loadMigrations(dir: string, options: LoadMigrationsOptions
   // The folder path once, then plain concatenation: path.join per file normalises the same
   // prefix a thousand times (a few ms of a no-op run).
   const prefix = join(dir, sep);
-  const contents = filenames.map((filename) => readFileSync(prefix + filename));
-  const bytes = contents.reduce((sum, c) => sum + c.byteLength, 0);
-  if (poolAllowed && bytes >= threshold.bytes) {
+  const folder = readFolder(prefix, filenames, options);
+  const contents = (): Buffer[] => filenames.map((_, i) => folder.content(i));
+  if (poolAllowed && folder.bytes.length >= threshold.bytes) {
     const { parseInPool } = await import('../../workers/parse-pool.js');
-    return parseInPool({ dir, database: options.database, dialect: options.dialect, filenames, contents });
+    return parseInPool({ dir, database: options.database, dialect: options.dialect, filenames, contents: contents() });
   }
-  return names.map((name, i) => lazyMigrationFile(name, prefix + name.filename, contents[i], options));
-}
-
-/** What a lazy file keeps until it is parsed, by file (out of sight of spreads and equality checks). */
-interface LazySource {
-  input: MigrationFileInput;
-  parsed: MigrationFile | undefined;
-}
-const SOURCES = new WeakMap<MigrationFile, LazySource>();
-
-function parsedOf(file: MigrationFile): MigrationFile {
-  const source = SOURCES.get(file)!;
-  return (source.parsed ??= parseMigrationFile(source.input));
+  const fields = parsedFields(folder);
+  return names.map((name, i) => lazyMigrationFile(name, prefix + name.filename, folder.checksums[i]!, fields));
 }
 
 /**
- * The parsed fields as enumerable own getters, shared by every file (no closures per file),
- * each defined with its own `Object.defineProperty` call: one `Object.defineProperties` with a
- * descriptor map cost about three times as much (~3 ms of a no-op run over 1,000 files).
+ * A folder's files as read: their bytes back to back in one buffer and their checksums. A lazy
+ * file finds its bytes here by name when it is parsed, so nothing per file (a Buffer, its
+ * parse input) stays alive beside the file itself for the garbage collector to trace: a no-op
+ * run over 1,000 files parses none of them.
  */
-const PARSED_FIELDS = (['upgrade', 'rollback', 'irreversible', 'directives'] as const).map(
-  (key) => [key, { get(this: MigrationFile) { return parsedOf(this)[key]; }, enumerable: true, configurable: false }] as const,
-);
+interface Folder {
+  bytes: Buffer;
+  checksums: string[];
+  /** File index by file name. */
+  index: Map<string, number>;
+  content(i: number): Buffer;
+  database: string;
+  dialect: SplitDialect;
+  /** Parsed files by file name. */
+  parsed: Map<string, MigrationFile>;
+}
+
+function readFolder(prefix: string, filenames: readonly string[], options: LoadMigrationsOptions): Folder {
+  let bytes = Buffer.allocUnsafe(64 * 1024);
+  // File i's bytes are bytes[offsets[i], offsets[i + 1]).
+  const offsets = new Float64Array(filenames.length + 1);
+  const checksums = new Array<string>(filenames.length);
+  const index = new Map<string, number>();
+  let length = 0;
+  for (let i = 0; i < filenames.length; i++) {
+    const content = readFileSync(prefix + filenames[i]);
+    checksums[i] = checksumOf(content);
+    if (length + content.length > bytes.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(bytes.length * 2, length + content.length));
+      bytes.copy(bigger, 0, 0, length);
+      bytes = bigger;
+    }
+    content.copy(bytes, length);
+    length += content.length;
+    offsets[i + 1] = length;
+    index.set(filenames[i]!, i);
+  }
+  const all = bytes.subarray(0, length);
+  return {
+    bytes: all,
+    checksums,
+    index,
+    content: (i) => all.subarray(offsets[i], offsets[i + 1]),
+    database: options.database,
+    dialect: options.dialect,
+    parsed: new Map(),
+  };
+}
+
+function parsedOf(folder: Folder, file: MigrationFile): MigrationFile {
+  let parsed = folder.parsed.get(file.filename);
+  if (parsed === undefined) {
+    const input: MigrationFileInput = { filename: file.filename, path: file.path, content: folder.content(folder.index.get(file.filename)!), database: folder.database, dialect: folder.dialect };
+    parsed = parseMigrationFile(input);
+    folder.parsed.set(file.filename, parsed);
+  }
+  return parsed;
+}
+
+/**
+ * The parsed fields as enumerable own getters, shared by every file of a folder (no closures per
+ * file), each defined with its own `Object.defineProperty` call: one `Object.defineProperties`
+ * with a descriptor map cost about three times as much (~3 ms of a no-op run over 1,000 files).
+ */
+function parsedFields(folder: Folder): (readonly [string, PropertyDescriptor])[] {
+  return (['upgrade', 'rollback', 'irreversible', 'directives'] as const).map(
+    (key) => [key, { get(this: MigrationFile) { return parsedOf(folder, this)[key]; }, enumerable: true, configurable: false }] as const,
+  );
+}
 
 /**
  * A migration file whose name fields and checksum are known at once and whose sections are
@@ -88,14 +139,11 @@ const PARSED_FIELDS = (['upgrade', 'rollback', 'irreversible', 'directives'] as 
  * files. The engine touches {@link ensureParsed} on every file it is about to run, so a
  * malformed pending file still fails before anything executes.
  */
-function lazyMigrationFile(name: MigrationFileName, path: string, content: Buffer, options: LoadMigrationsOptions): MigrationFile {
+function lazyMigrationFile(name: MigrationFileName, path: string, checksum: string, fields: readonly (readonly [string, PropertyDescriptor])[]): MigrationFile {
   const { filename, kind, version, description } = name;
-  const checksum = checksumOf(content);
   const file = (version === undefined ? { filename, path, kind, description, checksum } : { filename, path, kind, version, description, checksum }) as MigrationFile;
-  const input: MigrationFileInput = { filename, path, content, database: options.database, dialect: options.dialect };
-  SOURCES.set(file, { input, parsed: undefined });
   // An index loop: destructuring `for...of` runs the iterator protocol, slow in code that runs once.
-  for (let i = 0; i < PARSED_FIELDS.length; i++) Object.defineProperty(file, PARSED_FIELDS[i][0], PARSED_FIELDS[i][1]);
+  for (let i = 0; i < fields.length; i++) Object.defineProperty(file, fields[i]![0], fields[i]![1]);
   return file;
 }
 
