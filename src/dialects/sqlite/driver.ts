@@ -6,6 +6,7 @@ import { MtoolError } from '../../errors.js';
 import { parseConnectionUrl } from '../../net/connection-url.js';
 import { wrapDriverError, type ErrorContext } from '../driver-error.js';
 import { importDriver } from '../import-driver.js';
+import { mtoolPackage } from '../../version.js';
 import type { ConnectOptions, Connection, QueryResult, Row } from '../types.js';
 
 /** better-sqlite3's default busy timeout when the URL gives no `timeout`. */
@@ -25,6 +26,10 @@ let nativeAddon: string | object | undefined;
  */
 function sqliteAddon(): string | object {
   if (nativeAddon !== undefined) return nativeAddon;
+  // mtool's own node_modules first, where resolving from this module looks first too (mtool has
+  // no node_modules inside dist/ or src/): no resolution walk in the usual layout.
+  const beside = join(mtoolPackage().root, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
+  if (existsSync(beside)) return (nativeAddon = beside);
   const main = createRequire(import.meta.url).resolve('better-sqlite3'); // <package>/lib/index.js
   const root = dirname(dirname(main));
   const built = join(root, 'build', 'Release', 'better_sqlite3.node');
@@ -109,7 +114,9 @@ class SqliteConnection implements Connection {
     const db = this.#open();
     try {
       const rows = db.prepare(sql).raw().all() as unknown[][];
-      for (const row of rows) {
+      // Index loops: a for...of allocates an iterator result per row in code that runs once.
+      for (let r = 0; r < rows.length; r++) {
+        const row = rows[r]!;
         for (let i = 0; i < row.length; i++) if (typeof row[i] === 'bigint') row[i] = normalizeInteger(row[i] as bigint);
       }
       return rows;

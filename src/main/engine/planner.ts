@@ -33,8 +33,13 @@ export interface RollbackStep {
   record: MigrationRecord;
 }
 
+const DIGITS = /^\d+$/;
+
 /** Versions compare as numbers: `0010` > `0009`, and `10000` > `9999`. */
 export function compareVersions(a: string, b: string): number {
+  // Digit strings of one length (the four-digit versions of a folder) compare as text: no BigInt
+  // to allocate for each of the thousands of comparisons a `migrate` makes.
+  if (a.length === b.length && DIGITS.test(a) && DIGITS.test(b)) return a < b ? -1 : a > b ? 1 : 0;
   const x = BigInt(a);
   const y = BigInt(b);
   return x < y ? -1 : x > y ? 1 : 0;
@@ -61,8 +66,12 @@ export const checksumPrefix = (checksum: string): string => checksum.slice(0, 12
  * @throws ChecksumMismatchError for the first changed applied versioned file.
  */
 export function verifyApplied(files: readonly MigrationFile[], records: readonly MigrationRecord[], database: string): void {
-  const byFilename = new Map(files.map((f) => [f.filename, f]));
-  for (const record of records) {
+  // Index loops over files and records: a for...of allocates an iterator result per step in code
+  // that runs once, ~40 KB per loop over a thousand migrations for the garbage collector.
+  const byFilename = new Map<string, MigrationFile>();
+  for (let i = 0; i < files.length; i++) byFilename.set(files[i]!.filename, files[i]!);
+  for (let i = 0; i < records.length; i++) {
+    const record = records[i]!;
     if (record.type !== 'versioned') continue;
     const file = byFilename.get(record.filename);
     if (file && file.checksum !== record.checksum) {
@@ -75,9 +84,15 @@ export function verifyApplied(files: readonly MigrationFile[], records: readonly
       );
     }
   }
-  const appliedVersions = new Map(records.filter((r) => r.version !== null).map((r) => [r.version as string, r.filename]));
-  const appliedNames = new Set(records.map((r) => r.filename));
-  for (const file of files) {
+  const appliedVersions = new Map<string, string>();
+  const appliedNames = new Set<string>();
+  for (let i = 0; i < records.length; i++) {
+    const record = records[i]!;
+    if (record.version !== null) appliedVersions.set(record.version, record.filename);
+    appliedNames.add(record.filename);
+  }
+  for (let i = 0; i < files.length; i++) {
+    const file = files[i]!;
     if (file.kind !== 'versioned' || appliedNames.has(file.filename)) continue;
     const other = appliedVersions.get(file.version as string);
     if (other !== undefined) {
@@ -94,7 +109,10 @@ export function verifyApplied(files: readonly MigrationFile[], records: readonly
 /** Highest applied version, null when none. */
 export function currentVersion(records: readonly { version: string | null }[]): string | null {
   let best: string | null = null;
-  for (const r of records) if (r.version !== null && (best === null || compareVersions(r.version, best) > 0)) best = r.version;
+  for (let i = 0; i < records.length; i++) {
+    const version = records[i]!.version;
+    if (version !== null && (best === null || compareVersions(version, best) > 0)) best = version;
+  }
   return best;
 }
 
@@ -139,7 +157,8 @@ export function planMigrate(
   if (options.baseline) return { versioned, repeatables: [], baseline: true };
 
   const repeatables: RepeatableStep[] = [];
-  for (const file of files) {
+  for (let i = 0; i < files.length; i++) {
+    const file = files[i]!;
     if (file.kind === 'versioned') continue;
     const existing = applied.get(file.filename);
     if (file.kind === 'repeatable_always' || !existing || existing.checksum !== file.checksum) repeatables.push({ file, existing });

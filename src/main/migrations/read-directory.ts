@@ -41,7 +41,9 @@ function compareMigrations(a: MigrationFileName, b: MigrationFileName): number {
 
 function assertUniqueVersions(names: MigrationFileName[], dir: string, database: string): void {
   const byVersion = new Map<string, string>();
-  for (const name of names) {
+  // Index loops here and below: a for...of allocates an iterator result per file in code that runs once.
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
     if (name.kind !== 'versioned') continue;
     const other = byVersion.get(name.version!);
     if (other !== undefined) {
@@ -62,7 +64,9 @@ function assertUniqueVersions(names: MigrationFileName[], dir: string, database:
  */
 export async function scanMigrationNames(dir: string, database: string): Promise<MigrationFileName[]> {
   const names: MigrationFileName[] = [];
-  for (const filename of await listFiles(dir)) {
+  const filenames = await listFiles(dir);
+  for (let i = 0; i < filenames.length; i++) {
+    const filename = filenames[i]!;
     const name = classifyMigrationName(filename, database);
     if (name) names.push(name.version === undefined ? { filename, kind: name.kind, description: name.description } : { filename, kind: name.kind, version: name.version, description: name.description });
   }
