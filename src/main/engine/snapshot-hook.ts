@@ -27,10 +27,12 @@ export interface SnapshotHookOptions {
 /**
  * From how much snapshot text a batch's snapshots are written in a worker thread, counted in
  * tables over all its files: migrations left × (tables before the batch + half of them, for
- * tables the batch creates). Starting the thread costs ~25-40 ms of CPU on another core; below
- * this the migration thread writes them faster than that (`node bench/snapshot-thread.mjs`).
+ * tables the batch creates), about 50 MB of files. Starting the thread and handing it every
+ * step costs more than it saves below that: on PostgreSQL (2 cores, `node bench/snapshot-thread.mjs`)
+ * the thread took 1.15-1.38x the time of the migration thread up to 5,000 tables, 1.21-1.23x at
+ * 10,000-26,000, 0.98x at 55,000 and 0.95x at 500,000 (1000 migrations creating a table each).
  */
-export const THREAD_MIN_TABLES = 20_000;
+export const THREAD_MIN_TABLES = 100_000;
 
 /** The modules a batch with snapshots needs, loaded on its first migration. */
 type Modules = Awaited<ReturnType<typeof loadModules>>;
