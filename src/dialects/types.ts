@@ -186,9 +186,10 @@ export interface TrackingSql {
   isUniqueViolation(error: unknown): boolean;
   /**
    * A statement opening a transaction that holds the database's only write lock (SQLite:
-   * `BEGIN IMMEDIATE`). With it, `migrate` inserts its lock row inside that transaction, reads
-   * and plans, and commits the row only when there is something to run: a run with nothing to
-   * run rolls back and never writes (no commit, no fsync). Absent: the lock row is committed at once.
+   * `BEGIN IMMEDIATE`). With it, `migrate` checks the lock table, reads and plans inside that
+   * transaction, and inserts and commits its lock row only when there is something to run: a run
+   * with nothing to run rolls back and never writes (no journal, no fsync). Absent: the lock row
+   * is committed at once.
    */
   readonly lockTransaction?: string;
 }

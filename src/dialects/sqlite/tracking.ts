@@ -36,6 +36,6 @@ export const tracking: TrackingSql = {
   isUniqueViolation: (error) =>
     chainHasCode(error, ['SQLITE_CONSTRAINT_PRIMARYKEY', 'SQLITE_CONSTRAINT_UNIQUE']),
   // The single writer's lock: while it is held no other process can insert a lock row or change
-  // the tracking table, so a lock row kept uncommitted excludes them as well as a committed one.
+  // the tracking table, so holding it with no lock row found excludes them as a committed row does.
   lockTransaction: 'BEGIN IMMEDIATE',
 };

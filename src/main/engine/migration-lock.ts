@@ -14,8 +14,9 @@ const APPEND_SETTLE_MS = 50;
  * while it runs migrations leaves it ACTIVE until `mtool unlock`. There is no expiry and no retry.
  *
  * Where the dialect names a {@link TrackingSql.lockTransaction} (SQLite), a caller may take the
- * lock `tentative`: the row is inserted inside a transaction holding the database's write lock
- * and stays uncommitted until {@link confirm}; {@link release} before that rolls it back. A
+ * lock `tentative`: inside a transaction holding the database's write lock, which excludes every
+ * other writer, the lock table is read (a row: the lock is held, fail at once) and our row is
+ * inserted and committed only by {@link confirm}; {@link release} before that rolls back. A
  * `migrate` with nothing to run thus never writes to the database, the way knex's no-op takes its
  * lock inside one transaction; the row exists for other processes only once something will run.
  */
@@ -57,7 +58,6 @@ export class MigrationLock {
       lockedAt: new Date().toISOString(),
       token: randomBytes(16).toString('hex'),
     };
-    const q = this.#dialect.quote;
     const sql = this.#store.tracking;
     if (sql.writeMode === 'append') {
       await this.#appendRow(holder, false);
@@ -68,35 +68,66 @@ export class MigrationLock {
         await this.#appendRow(holder, true);
         throw lockHeldError(this.#conn.databaseName, first);
       }
-    } else {
-      const tentative = options.tentative === true && sql.lockTransaction !== undefined;
-      if (tentative) await this.#conn.query(sql.lockTransaction!);
+    } else if (options.tentative === true && sql.lockTransaction !== undefined) {
+      // The database's write lock first: while it is held no other process can insert a lock
+      // row, so reading that there is none is as good as inserting ours, and writes nothing (a
+      // transaction that wrote a page would truncate and fsync its journal even to roll back).
+      await this.#conn.query(sql.lockTransaction);
+      let current: LockHolder | undefined;
       try {
-        await this.#conn.query(
-          `INSERT INTO ${q.ident(LOCK_TABLE)} (id, locked_at, host, pid, command, token) VALUES (1, ${sql.timestamp(q, new Date(holder.lockedAt))}, ${q.literal(holder.host)}, ${q.literal(holder.pid)}, ${q.literal(holder.command)}, ${q.literal(holder.token)})`,
-        );
+        current = (await this.#liveRows())[0];
       } catch (error) {
-        if (tentative) await this.#conn.rollback().catch(() => undefined);
+        await this.#conn.rollback().catch(() => undefined);
+        throw error;
+      }
+      if (current) {
+        await this.#conn.rollback().catch(() => undefined);
+        throw lockHeldError(this.#conn.databaseName, current);
+      }
+      this.#tentative = true;
+    } else {
+      try {
+        await this.#insertRow(holder);
+      } catch (error) {
         if (!sql.isUniqueViolation(error)) throw error;
         const current = (await this.#liveRows())[0];
         throw lockHeldError(this.#conn.databaseName, current, error);
       }
-      this.#tentative = tentative;
     }
     this.#held = holder;
     return holder;
   }
 
-  /** Commit a tentative acquisition: from now on the row is ACTIVE for everyone (no-op otherwise). */
+  async #insertRow(holder: LockHolder): Promise<void> {
+    const q = this.#dialect.quote;
+    const sql = this.#store.tracking;
+    await this.#conn.query(
+      `INSERT INTO ${q.ident(LOCK_TABLE)} (id, locked_at, host, pid, command, token) VALUES (1, ${sql.timestamp(q, new Date(holder.lockedAt))}, ${q.literal(holder.host)}, ${q.literal(holder.pid)}, ${q.literal(holder.command)}, ${q.literal(holder.token)})`,
+    );
+  }
+
+  /**
+   * Make a tentative acquisition visible: insert the row and commit, still under the database's
+   * write lock; from now on the lock is ACTIVE for everyone (no-op otherwise).
+   */
   async confirm(): Promise<void> {
-    if (!this.#tentative) return;
-    await this.#conn.commit();
+    if (!this.#tentative || !this.#held) return;
+    try {
+      await this.#insertRow(this.#held);
+      await this.#conn.commit();
+    } catch (error) {
+      await this.#conn.rollback().catch(() => undefined);
+      this.#tentative = false;
+      this.#held = undefined;
+      throw error;
+    }
     this.#tentative = false;
   }
 
   /**
    * Release the lock this process holds (no-op when not held). Only ever removes our own row; a
-   * tentative row goes with the rollback of its transaction, which must then hold nothing else.
+   * tentative acquisition (no row yet) ends with the rollback of its transaction, which must then
+   * hold nothing else.
    */
   async release(): Promise<void> {
     const holder = this.#held;
