@@ -50,6 +50,11 @@ describe('TrackingStore.records on SQLite', () => {
     expect(viaArrays[0]).toEqual(RECORDS[1]);
     expect(viaArrays[2]).toEqual(RECORDS[2]);
     expect(viaArrays[3].appliedAt).toBe('2026-05-01T10:00:00.000Z');
+
+    // What planning reads: the same rows in the same order, four fields each, with or without arrays.
+    const key = ({ filename, version, checksum, type }: MigrationRecord) => ({ filename, version, checksum, type });
+    expect(await store.tracked()).toEqual(viaArrays.map(key));
+    expect(await new TrackingStore(withoutArrays(conn), sqliteDialect, await sqliteDialect.tracking(), '_mtool_migrations').tracked()).toEqual(viaObjects);
   });
 
   it('gives queryArrays rows the values query gives, and wraps its errors', async () => {

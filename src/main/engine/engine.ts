@@ -9,7 +9,7 @@ import { BatchHooks } from './batch-hooks.js';
 import type { AppliedMigration, EngineHooks } from './hooks.js';
 import { ensureParsed, loadMigrations } from './load-migrations.js';
 import { currentVersion, planMigrate, planRollback, statusEntries, verifyApplied, type MigratePlan, type RollbackPlanOptions } from './planner.js';
-import type { HistoryResult, LockStatusResult, MigrationOutcome, MigrationRecord, RunResult, StatusResult, UnlockResult } from './types.js';
+import type { HistoryResult, LockStatusResult, MigrationOutcome, MigrationRecord, RunResult, StatusResult, TrackedMigration, UnlockResult } from './types.js';
 
 /**
  * The migration engine's entry points, one database at a time. Commands call these and render
@@ -94,9 +94,9 @@ export async function migrate(entry: DatabaseEntry, ctx: EngineContext, options:
   return withFilesAndSession(entry, ctx, async (session, files) => {
     if (options.dryRun) return dryRun(session, files, options, started);
     // Read and planned once, under the lock: first to tell withLock whether anything will run.
-    let planned: Promise<{ records: MigrationRecord[]; plan: MigratePlan }> | undefined;
+    let planned: Promise<{ records: TrackedMigration[]; plan: MigratePlan }> | undefined;
     const planOnce = () =>
-      (planned ??= session.store.records().then((records) => {
+      (planned ??= session.store.tracked().then((records) => {
         verifyApplied(files, records, entry.name);
         return { records, plan: planMigrate(files, records, entry.name, options) };
       }));
@@ -148,7 +148,7 @@ export async function migrate(entry: DatabaseEntry, ctx: EngineContext, options:
 async function dryRun(session: DatabaseSession, files: MigrationFile[], options: MigrateOptions, started: number): Promise<RunResult> {
   const { entry } = session;
   // Read-only: the tracking table is read only when it already exists; nothing is created or locked.
-  const records = (await session.store.tableExists(entry.migrationTable)) ? await session.store.records() : [];
+  const records = (await session.store.tableExists(entry.migrationTable)) ? await session.store.tracked() : [];
   verifyApplied(files, records, entry.name);
   const plan = planMigrate(files, records, entry.name, options);
   const steps = [...plan.versioned, ...plan.repeatables.map((r) => r.file)];

@@ -8,7 +8,7 @@ import type { RollbackStep } from './planner.js';
 import type { TrackingStore } from './tracking-store.js';
 import { beginsWithImplicitCommit, noTransactionReason } from './transaction-mode.js';
 import type { AppliedMigration } from './hooks.js';
-import type { MigrationOutcome, MigrationRecord } from './types.js';
+import type { MigrationOutcome, MigrationRecord, TrackedMigration } from './types.js';
 
 export interface ExecutorOptions {
   /** Log each statement with its duration at INFO (`--perf`). */
@@ -35,7 +35,7 @@ type Direction = 'upgrade' | 'rollback';
 /** A migration applied inside the open group: enough to report it, or to apply it again alone. */
 interface GroupMember extends AppliedMigration {
   /** The row a re-run repeatable replaced (update instead of insert). */
-  existing: MigrationRecord | undefined;
+  existing: TrackedMigration | undefined;
 }
 
 /** The one savepoint name: each migration releases it before the next takes it. */
@@ -78,11 +78,11 @@ export class Executor {
   }
 
   /** Run a file's upgrade statements and record it (insert, or update the row of a re-run repeatable). */
-  async apply(file: MigrationFile, existing?: MigrationRecord): Promise<{ outcome: MigrationOutcome; record: MigrationRecord }> {
+  async apply(file: MigrationFile, existing?: TrackedMigration): Promise<{ outcome: MigrationOutcome; record: MigrationRecord }> {
     return this.#apply(file, existing, this.#options.groupWindowMs !== undefined);
   }
 
-  async #apply(file: MigrationFile, existing: MigrationRecord | undefined, grouped: boolean): Promise<{ outcome: MigrationOutcome; record: MigrationRecord }> {
+  async #apply(file: MigrationFile, existing: TrackedMigration | undefined, grouped: boolean): Promise<{ outcome: MigrationOutcome; record: MigrationRecord }> {
     let record: MigrationRecord | undefined;
     const { durationMs, outside } = await this.#runUnit(
       file,

@@ -1,6 +1,6 @@
 import { ChecksumMismatchError, MtoolError } from '../../errors.js';
 import type { MigrationFile } from '../../parser/migration-file.js';
-import type { MigrationRecord, StatusEntry } from './types.js';
+import type { MigrationRecord, StatusEntry, TrackedMigration } from './types.js';
 
 /**
  * Pure planning over plain data (files on disk, rows of the tracking table): no connection, no
@@ -19,7 +19,7 @@ export interface MigratePlanOptions {
 export interface RepeatableStep {
   file: MigrationFile;
   /** The row to update; undefined when the file never ran. */
-  existing: MigrationRecord | undefined;
+  existing: TrackedMigration | undefined;
 }
 
 export interface MigratePlan {
@@ -65,7 +65,7 @@ export const checksumPrefix = (checksum: string): string => checksum.slice(0, 12
  * an applied one under another name.
  * @throws ChecksumMismatchError for the first changed applied versioned file.
  */
-export function verifyApplied(files: readonly MigrationFile[], records: readonly MigrationRecord[], database: string): void {
+export function verifyApplied(files: readonly MigrationFile[], records: readonly TrackedMigration[], database: string): void {
   // Index loops over files and records: a for...of allocates an iterator result per step in code
   // that runs once, ~40 KB per loop over a thousand migrations for the garbage collector.
   const byFilename = new Map<string, MigrationFile>();
@@ -124,7 +124,7 @@ export function currentVersion(records: readonly { version: string | null }[]): 
  */
 export function planMigrate(
   files: readonly MigrationFile[],
-  records: readonly MigrationRecord[],
+  records: readonly TrackedMigration[],
   database: string,
   options: MigratePlanOptions = {},
 ): MigratePlan {

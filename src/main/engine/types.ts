@@ -18,6 +18,9 @@ export interface MigrationRecord {
   appliedBy: string;
 }
 
+/** What planning a `migrate` reads of a tracking row (TrackingStore.tracked): which file, at which checksum. */
+export type TrackedMigration = Pick<MigrationRecord, 'filename' | 'version' | 'checksum' | 'type'>;
+
 /** Who holds the migration lock (one row of `mtool_lock`). */
 export interface LockHolder {
   host: string;
