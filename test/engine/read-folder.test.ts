@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import fc from 'fast-check';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,5 +41,45 @@ describe('loadMigrations on the main thread: one buffer for the whole folder', (
     }
     // A file cut short fails when parsed, naming it, as before.
     expect(() => ensureParsed([files[0]!])).toThrow(/app__0001_f\.sql/);
+  });
+
+  it('checksums the bytes of files that are not UTF-8, or hold a BOM, a replacement character or any other text', async () => {
+    const head = Buffer.from('-- upgrade\nSELECT ');
+    const tail = Buffer.from(';\n');
+    const bodies = [
+      Buffer.from([0xff, 0xfe, 0x41]), // not UTF-8
+      Buffer.from([0xc3]), // a sequence cut short
+      Buffer.from([0xc0, 0xaf]), // an overlong form
+      Buffer.from([0xed, 0xa0, 0x80]), // an encoded surrogate
+      Buffer.from('\uFFFD is a real character here', 'utf8'),
+      Buffer.from('crème brûlée 🍮\r\n', 'utf8'),
+      Buffer.alloc(0),
+    ];
+    const files = [Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), head, Buffer.from('1'), tail]), ...bodies.map((b) => Buffer.concat([head, b, tail]))];
+    const folder = join(dir, 'bytes');
+    await mkdir(folder);
+    await Promise.all(files.map((bytes, i) => writeFile(join(folder, `app__${String(i + 1).padStart(4, '0')}_b.sql`), bytes)));
+    const loaded = await loadMigrations(folder, { database: 'app', dialect: 'postgresql' });
+    expect(loaded.map((f) => f.checksum)).toEqual(files.map((bytes) => createHash('sha256').update(bytes).digest('hex')));
+    for (const [i, file] of loaded.entries()) {
+      const direct = parseMigrationFile({ filename: file.filename, path: file.path, content: files[i]!, database: 'app', dialect: 'postgresql' });
+      expect(file.upgrade, file.filename).toEqual(direct.upgrade);
+    }
+  });
+
+  it('checksums any bytes as the bytes themselves (property)', async () => {
+    const folder = join(dir, 'random');
+    await mkdir(folder);
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.uint8Array({ maxLength: 40 }), { minLength: 1, maxLength: 6 }), async (contents) => {
+        const here = join(folder, String(run++));
+        await mkdir(here);
+        await Promise.all(contents.map((bytes, i) => writeFile(join(here, `app__${String(i + 1).padStart(4, '0')}_r.sql`), bytes)));
+        const loaded = await loadMigrations(here, { database: 'app', dialect: 'postgresql' });
+        expect(loaded.map((f) => f.checksum)).toEqual(contents.map((bytes) => createHash('sha256').update(bytes).digest('hex')));
+      }),
+      { numRuns: 150 },
+    );
   });
 });
