@@ -27,7 +27,7 @@ export interface AtomicWriteOptions {
 export async function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
   const dir = dirname(path);
   const temp = tempPath(path);
-  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  const bytes = asBuffer(data);
   const handle = await open(temp, options.verify ? 'wx+' : 'wx', options.mode ?? 0o644);
   try {
     try {
@@ -62,7 +62,7 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, o
 export function writeFileAtomicSync(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): void {
   const dir = dirname(path);
   const temp = tempPath(path);
-  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  const bytes = asBuffer(data);
   const fd = openSync(temp, options.verify ? 'wx+' : 'wx', options.mode ?? 0o644);
   try {
     try {
@@ -113,22 +113,25 @@ function syncFolderSync(dir: string): void {
   }
 }
 
-/** {@link readsBack} for a blocking caller (one thread: the memory is never shared). */
+/** {@link readsBack} for a blocking caller. */
 function readsBackSync(fd: number, bytes: Buffer): boolean {
-  const want = bytes.length + 1;
-  if (!syncReadBackMemory || syncReadBackMemory.length < want) syncReadBackMemory = Buffer.allocUnsafe(Math.max(want, 2 * (syncReadBackMemory?.length ?? 0)));
-  const memory = syncReadBackMemory;
-  let read = 0;
-  while (read < want) {
-    const n = readSync(fd, memory, read, want - read, read);
-    if (n === 0) break;
-    read += n;
+  const { memory, release } = readBackMemory(bytes.length + 1);
+  try {
+    let read = 0;
+    while (read < bytes.length) {
+      const n = readSync(fd, memory, read, memory.length - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    return sameBytes(memory, read, bytes);
+  } finally {
+    release();
   }
-  const same = read === bytes.length && memory.subarray(0, read).equals(bytes);
-  if (memory.length > READ_BACK_REUSE_MAX) syncReadBackMemory = undefined;
-  return same;
 }
-let syncReadBackMemory: Buffer | undefined;
+
+function asBuffer(data: string | Uint8Array): Buffer {
+  return typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+}
 
 /** Each call is one trip to the thread pool: one write for the whole buffer, as a rule. */
 async function writeAll(handle: FileHandle, bytes: Buffer): Promise<void> {
@@ -139,36 +142,49 @@ async function writeAll(handle: FileHandle, bytes: Buffer): Promise<void> {
 }
 
 /** Memory for read-back verification, reused by one call at a time (files up to 16 MiB). */
-let readBackMemory: Buffer | undefined;
+let readBackReused: Buffer | undefined;
 let readBackBusy = false;
 const READ_BACK_REUSE_MAX = 16 * 1024 * 1024;
 
 /**
- * Whether the file holds exactly `bytes`: read back (asking for one byte more, which a longer
- * file returns) into reused memory, since fresh buffers for every file of a batch cost more in
- * page faults and garbage collection than the reading itself.
+ * `want` bytes of memory to read a file back into: the reused buffer when it is free (an async
+ * read-back holds it across its awaits) and the file is not too big, else a fresh one. Fresh
+ * buffers for every file of a batch cost more in page faults and garbage collection than the
+ * reading itself.
+ */
+function readBackMemory(want: number): { memory: Buffer; release: () => void } {
+  if (readBackBusy || want > READ_BACK_REUSE_MAX) return { memory: Buffer.allocUnsafe(want), release: () => undefined };
+  if (!readBackReused || readBackReused.length < want) readBackReused = Buffer.allocUnsafe(Math.min(READ_BACK_REUSE_MAX, Math.max(want, 2 * (readBackReused?.length ?? 0))));
+  readBackBusy = true;
+  return {
+    memory: readBackReused.subarray(0, want),
+    release: () => {
+      readBackBusy = false;
+    },
+  };
+}
+
+/** The `read` bytes at the start of `memory` are exactly `bytes`. */
+function sameBytes(memory: Buffer, read: number, bytes: Buffer): boolean {
+  return read === bytes.length && memory.subarray(0, read).equals(bytes);
+}
+
+/**
+ * Whether the file holds exactly `bytes`: read back, asking for one byte more than expected
+ * (a longer file returns it; a regular file reads short only at its end).
  */
 async function readsBack(handle: FileHandle, bytes: Buffer): Promise<boolean> {
-  const want = bytes.length + 1;
-  const reuse = !readBackBusy && want <= READ_BACK_REUSE_MAX;
-  let memory: Buffer;
-  if (reuse) {
-    if (!readBackMemory || readBackMemory.length < want) readBackMemory = Buffer.allocUnsafe(Math.min(READ_BACK_REUSE_MAX, Math.max(want, 2 * (readBackMemory?.length ?? 0))));
-    memory = readBackMemory;
-    readBackBusy = true;
-  } else {
-    memory = Buffer.allocUnsafe(want);
-  }
+  const { memory, release } = readBackMemory(bytes.length + 1);
   try {
     let read = 0;
     while (read < bytes.length) {
-      const { bytesRead } = await handle.read(memory, read, want - read, read);
+      const { bytesRead } = await handle.read(memory, read, memory.length - read, read);
       if (bytesRead === 0) break;
       read += bytesRead;
     }
-    return read === bytes.length && memory.subarray(0, read).equals(bytes);
+    return sameBytes(memory, read, bytes);
   } finally {
-    if (reuse) readBackBusy = false;
+    release();
   }
 }
 
