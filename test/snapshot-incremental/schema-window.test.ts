@@ -3,7 +3,8 @@ import { getDialect } from '../../src/dialects/index.js';
 import * as targets from '../../src/main/engine/ddl-targets.js';
 import type { DatabaseCode } from '../../src/main/engine/ddl-targets.js';
 import { parseMigrationFile, type MigrationFile } from '../../src/parser/migration-file.js';
-import { applyStep, SchemaWindow, type WindowEntry } from '../../src/main/snapshot/schema-window.js';
+import { SchemaWindow, type WindowEntry } from '../../src/main/snapshot/schema-window.js';
+import { applyStep } from './apply-step.js';
 import { emptySchema, normalizeIndex, type SchemaIR, type TableIR } from '../../src/schema/ir.js';
 
 /**
@@ -56,7 +57,7 @@ async function run(window: SchemaWindow, file: MigrationFile, change: () => void
   return window.after(file);
 }
 
-/** The schema after each entry, as the snapshot queue builds them. */
+/** The schema after each entry (what the snapshot writer writes for it). */
 function schemas(entries: WindowEntry[]): SchemaIR[] {
   let current: SchemaIR | undefined;
   return entries.map((e) => {

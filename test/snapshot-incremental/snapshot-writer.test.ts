@@ -2,7 +2,8 @@ import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readSnapshot, snapshotDir, SnapshotWriter, writeSnapshot } from '../../src/main/snapshot/index.js';
-import { applyStep, type SchemaStep } from '../../src/main/snapshot/schema-window.js';
+import type { SchemaStep } from '../../src/main/snapshot/schema-window.js';
+import { applyStep } from './apply-step.js';
 import { normalizeIndex, type SchemaIR, type TableIR } from '../../src/schema/ir.js';
 import { tempProject } from '../support/temp-project.js';
 

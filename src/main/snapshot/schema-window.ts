@@ -290,18 +290,6 @@ function objectsByTable(ir: SchemaIR): Map<string, Owned> {
   return out;
 }
 
-/** The schema after a step, from the schema before it. */
-export function applyStep(previous: SchemaIR, step: SchemaStep): SchemaIR {
-  switch (step.kind) {
-    case 'none':
-      return previous;
-    case 'full':
-      return step.schema;
-    case 'partial':
-      return mergeTables(previous, step.part, step.replaced, step.enums);
-  }
-}
-
 /**
  * `previous` with the entries of the `replaced` tables and of the tables `part` holds (tables,
  * their indexes and constraints) replaced by `part`'s, and with `enums`, the enum types `part`
@@ -310,7 +298,7 @@ export function applyStep(previous: SchemaIR, step: SchemaStep): SchemaIR {
  * their text).
  */
 export function mergeTables(previous: SchemaIR, part: SchemaIR, replacedKeys: readonly string[], enums: boolean): SchemaIR {
-  const replaced = new Set([...replacedKeys, ...Object.keys(part.tables)]);
+  const replaced = replacedTables(part, replacedKeys);
   // Plain loops: a batch merges once per migration over the whole schema.
   const keep = <T extends { table: string }>(map: Record<string, T>, fresh: Record<string, T>): Record<string, T> => {
     const out: Record<string, T> = {};
@@ -323,18 +311,26 @@ export function mergeTables(previous: SchemaIR, part: SchemaIR, replacedKeys: re
   for (const key in part.tables) tables[key] = part.tables[key]!;
   return {
     tables,
-    enums: enums ? sameEntries(previous.enums, part.enums) : previous.enums,
+    enums: enums ? keptEnums((key) => previous.enums[key], part.enums) : previous.enums,
     indexes: keep(previous.indexes, part.indexes),
     constraints: keep(previous.constraints, part.constraints),
   };
 }
 
-/** `fresh`, with the objects of `old` kept where their content did not change (so their text is reused). */
-function sameEntries<T extends object>(old: Record<string, T>, fresh: Record<string, T>): Record<string, T> {
+/** The table keys a partial step replaces: those it names and those `part` holds (read again). */
+export function replacedTables(part: SchemaIR, replacedKeys: readonly string[]): Set<string> {
+  return new Set([...replacedKeys, ...Object.keys(part.tables)]);
+}
+
+/**
+ * The enum types read again (`fresh`, read whole), with the object found before under the same
+ * key (`before`) kept where its content did not change, so its snapshot text is reused.
+ */
+export function keptEnums<T extends object>(before: (key: string) => unknown, fresh: Record<string, T>): Record<string, T> {
   const out: Record<string, T> = {};
   for (const [key, value] of Object.entries(fresh)) {
-    const before = old[key];
-    out[key] = before !== undefined && JSON.stringify(before) === JSON.stringify(value) ? before : value;
+    const old = before(key);
+    out[key] = old !== undefined && JSON.stringify(old) === JSON.stringify(value) ? (old as T) : value;
   }
   return out;
 }

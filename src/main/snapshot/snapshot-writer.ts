@@ -7,7 +7,7 @@ import { MtoolError } from '../../errors.js';
 import type { SchemaIR } from '../../schema/ir.js';
 import { writeFileAtomic, writeFileAtomicSync } from '../fs/atomic-write.js';
 import { MapText } from './map-text.js';
-import type { SchemaStep } from './schema-window.js';
+import { keptEnums, replacedTables, type SchemaStep } from './schema-window.js';
 import { checkSchemaShape, listSnapshots, parseMigrationId, readSnapshot, SNAPSHOT_FORMAT_VERSION, snapshotDir, type SnapshotLogOptions } from './snapshot-store.js';
 
 /** One snapshot for {@link SnapshotWriter.write}. */
@@ -136,9 +136,9 @@ export class SnapshotWriter {
 
   /**
    * {@link stage} for the schema the last staged snapshot held (or `start`, when given) changed by
-   * one migration's `step`: only the objects the step names are laid out, and only where they
-   * sort is the text of each map patched (a batch's files then cost what they weigh, not a sort
-   * and layout of the whole schema each).
+   * one migration's `step`, as mergeTables changes a schema (replacedTables, keptEnums): only the
+   * objects the step names are laid out, and only where they sort is the text of each map patched
+   * (a batch's files then cost what they weigh, not a sort and layout of the whole schema each).
    * @throws MtoolError `MTOOL_SNAPSHOT` as {@link stage}; nothing changes when it throws.
    */
   async stageStep(input: StepSnapshotInput, options: SnapshotWriteOptions = {}): Promise<StagedSnapshot> {
@@ -149,7 +149,7 @@ export class SnapshotWriter {
     if (step.kind === 'full') appliers.push(...this.#prepareSchema(step.schema, where));
     else if (step.kind === 'partial') {
       checkSchemaShape(step.part, where);
-      const replaced = new Set([...step.replaced, ...Object.keys(step.part.tables)]);
+      const replaced = replacedTables(step.part, step.replaced);
       const [tables, enums, indexes, constraints] = MAPS_BY_NAME.map((name) => this.#map(name));
       appliers.push(tables!.prepare(step.part.tables, replaced));
       for (const [map, part] of [
@@ -159,12 +159,7 @@ export class SnapshotWriter {
         appliers.push(map.prepare(part, map.keysWhere('table', replaced)));
       }
       if (step.enums) {
-        // Enum types are read whole: keep the objects whose content did not change (their text is reused).
-        const fresh: Record<string, unknown> = {};
-        for (const [key, value] of Object.entries(step.part.enums)) {
-          const before = enums!.get(key);
-          fresh[key] = before !== undefined && JSON.stringify(before) === JSON.stringify(value) ? before : value;
-        }
+        const fresh = keptEnums((key) => enums!.get(key), step.part.enums);
         if (!enums!.holds(fresh)) appliers.push(enums!.prepareReset(fresh));
       }
     }
