@@ -1,4 +1,4 @@
-import { snapshotEntryLine } from './snapshot-text.js';
+import { LAYOUT, snapshotEntryLine } from './snapshot-text.js';
 
 /**
  * The text of one map of a snapshot (`tables`, `indexes` ...) as snapshotText lays it out, kept
@@ -96,10 +96,10 @@ export class MapText {
   }
 
   #segment(key: string, value: unknown): Buffer {
-    if (typeof value !== 'object' || value === null) return Buffer.from(`${snapshotEntryLine(key, value)},\n`, 'utf8');
+    if (typeof value !== 'object' || value === null) return Buffer.from(`${snapshotEntryLine(key, value)}${LAYOUT.separator}`, 'utf8');
     const kept = this.#lines.get(value);
     if (kept?.key === key) return kept.line;
-    const line = Buffer.from(`${snapshotEntryLine(key, value)},\n`, 'utf8');
+    const line = Buffer.from(`${snapshotEntryLine(key, value)}${LAYOUT.separator}`, 'utf8');
     this.#lines.set(value, { key, line });
     return line;
   }
@@ -164,8 +164,8 @@ export class MapText {
   }
 }
 
-const OPEN = Buffer.from('{\n');
-const CLOSE = Buffer.from('\n  }');
-const EMPTY = Buffer.from('{}');
-const SEPARATOR = Buffer.from(',\n');
+const OPEN = Buffer.from(LAYOUT.open);
+const CLOSE = Buffer.from(LAYOUT.mapClose);
+const EMPTY = Buffer.from(LAYOUT.empty);
+const SEPARATOR = Buffer.from(LAYOUT.separator);
 const EMPTY_SEGMENT = Buffer.alloc(0);

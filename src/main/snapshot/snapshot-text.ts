@@ -22,8 +22,27 @@ export function snapshotText(content: Record<string, unknown>): string {
   const members = Object.keys(content)
     .filter((key) => content[key] !== undefined)
     .sort()
-    .map((key) => `  ${JSON.stringify(key)}: ${memberText(key, content[key])}`);
-  return members.length === 0 ? '{}\n' : `{\n${members.join(',\n')}\n}\n`;
+    .map((key) => `${memberPrefix(key)}${memberText(key, content[key])}`);
+  return members.length === 0 ? `${LAYOUT.empty}\n` : `${LAYOUT.open}${members.join(LAYOUT.separator)}${LAYOUT.close}`;
+}
+
+/**
+ * The punctuation of {@link snapshotText}, for the writer, which lays the same text out from
+ * kept byte pieces (snapshot-writer.ts, map-text.ts): top level and maps open with `{` and a line
+ * break, members and entries are separated by `,` and a line break.
+ */
+export const LAYOUT = {
+  open: '{\n',
+  separator: ',\n',
+  close: '\n}\n',
+  /** A map member's closing brace, at the members' indent. */
+  mapClose: '\n  }',
+  empty: '{}',
+} as const;
+
+/** A top-level member's line up to its value. */
+export function memberPrefix(key: string): string {
+  return `  ${JSON.stringify(key)}: `;
 }
 
 /** One entry of a map member, as its whole line (the writer keeps these per IR object). */
@@ -37,7 +56,7 @@ function memberText(key: string, value: unknown): string {
   const keys = Object.keys(map)
     .filter((k) => map[k] !== undefined)
     .sort();
-  return keys.length === 0 ? '{}' : `{\n${keys.map((k) => snapshotEntryLine(k, map[k])).join(',\n')}\n  }`;
+  return keys.length === 0 ? LAYOUT.empty : `${LAYOUT.open}${keys.map((k) => snapshotEntryLine(k, map[k])).join(LAYOUT.separator)}${LAYOUT.mapClose}`;
 }
 
 /** The checksum rule: SHA-256 of {@link snapshotText} of the content without `checksum`. */

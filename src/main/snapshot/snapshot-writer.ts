@@ -7,6 +7,7 @@ import { MtoolError } from '../../errors.js';
 import type { SchemaIR } from '../../schema/ir.js';
 import { writeFileAtomic, writeFileAtomicSync } from '../fs/atomic-write.js';
 import { MapText } from './map-text.js';
+import { LAYOUT, memberPrefix } from './snapshot-text.js';
 import { keptEnums, replacedTables, type SchemaStep } from './schema-window.js';
 import { checkSchemaShape, listSnapshots, parseMigrationId, readSnapshot, SNAPSHOT_FORMAT_VERSION, snapshotDir, type SnapshotLogOptions } from './snapshot-store.js';
 
@@ -231,7 +232,7 @@ export class SnapshotWriter {
     const keys = Object.keys(members).sort();
     keys.forEach((key, i) => {
       const start = length;
-      for (const piece of [utf8(`  ${JSON.stringify(key)}: `), ...members[key]!, i < keys.length - 1 ? COMMA : CLOSE]) {
+      for (const piece of [utf8(memberPrefix(key)), ...members[key]!, i < keys.length - 1 ? COMMA : CLOSE]) {
         pieces.push(piece);
         length += piece.length;
       }
@@ -325,8 +326,8 @@ export class SnapshotWriter {
 }
 
 const utf8 = (text: string) => Buffer.from(text, 'utf8');
-const OPEN = utf8('{\n');
-const COMMA = utf8(',\n');
-const CLOSE = utf8('\n}\n');
+const OPEN = utf8(LAYOUT.open);
+const COMMA = utf8(LAYOUT.separator);
+const CLOSE = utf8(LAYOUT.close);
 /** `"` + 64 hex digits + `"`: the checksum's place, overwritten once the rest is hashed. */
 const PLACEHOLDER = utf8(`"${'0'.repeat(64)}"`);
