@@ -80,13 +80,16 @@ export interface Connection {
   commit(): Promise<void>;
   rollback(): Promise<void>;
   /**
-   * BEGIN and then `sql` in one round trip, where the protocol can (PostgreSQL's simple query
-   * protocol takes both in one message). An error is `sql`'s, and leaves the transaction open
-   * in the failed state: ROLLBACK it. Absent: call begin() and query().
+   * One statement of a migration with what travels with it, in one round trip where the protocol
+   * takes several statements in one message (PostgreSQL's simple query protocol, MySQL and
+   * MariaDB multi-statements): the migration's BEGIN before it, its tracking statement after it,
+   * then COMMIT. The server runs nothing after a failing part; the error tells which part failed
+   * ({@link failedPart}). With a transaction begun, a failure leaves it open in the failed state:
+   * ROLLBACK it. A driver that cannot combine a step (PostgreSQL outside a transaction: a message
+   * of several statements is a transaction of its own) sends its parts one by one.
+   * Absent: call begin(), query() and commit().
    */
-  beginWith?(sql: string): Promise<QueryResult>;
-  /** `sql` and then COMMIT in one round trip, where the protocol can. Absent: query() and commit(). */
-  commitWith?(sql: string): Promise<void>;
+  send?(step: StatementStep): Promise<void>;
   /**
    * A reading statement's rows as arrays of values in select-list order, values as {@link query}
    * gives them, where the driver can skip making an object per row (SQLite: a no-op `migrate`
@@ -104,6 +107,25 @@ export interface Connection {
   serverVersion(): Promise<string>;
   close(): Promise<void>;
 }
+
+/** A migration statement and the parts that travel with it ({@link Connection.send}). */
+export interface StatementStep {
+  /** One statement as the splitter gives it: no `;`, no trailing comment. */
+  readonly sql: string;
+  /** Open the migration's transaction first. */
+  readonly begin?: boolean;
+  /**
+   * Record the migration after the statement: its tracking statement, given SQL for the whole
+   * milliseconds the server has spent on this message so far (the migration's execution time
+   * is what ran before the message plus that).
+   */
+  readonly record?: (elapsedMsSql: string) => string;
+  /** COMMIT after the record. */
+  readonly commit?: boolean;
+}
+
+/** The part of a {@link StatementStep} that failed. */
+export type StepPart = 'begin' | 'statement' | 'record' | 'commit';
 
 export interface ConnectOptions {
   /** The database's name in the config, for error messages and logs. */

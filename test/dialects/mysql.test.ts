@@ -65,15 +65,6 @@ describe.skipIf(!mysql.reachable)('mysql/mariadb sessions', () => {
     }
   });
 
-  it('refuses several statements in one call', async () => {
-    const conn = await connectTo('mysql', db.url);
-    try {
-      await expect(conn.query('SELECT 1; SELECT 2')).rejects.toMatchObject({ code: 'MTOOL_DATABASE' });
-    } finally {
-      await conn.close();
-    }
-  });
-
   it('wraps statement errors with errno and SQLSTATE', async () => {
     const conn = await connectTo('mariadb', db.url, { databaseName: 'shop' });
     try {

@@ -5,9 +5,13 @@ import { MtoolError } from '../../errors.js';
 import { parseConnectionUrl, urlSecrets, type ConnectionUrl } from '../../net/connection-url.js';
 import type { ErrorContext } from '../driver-error.js';
 import { importDriver } from '../import-driver.js';
-import type { ConnectOptions, Connection, QueryResult, Row } from '../types.js';
+import { markFailedPart } from '../step-part.js';
+import type { ConnectOptions, Connection, QueryResult, Row, StatementStep, StepPart } from '../types.js';
 import type { MysqlFlavour } from './flavour.js';
 import { MysqlError } from './mysql-error.js';
+
+/** Whole milliseconds since the message began (`@mtool_started`, set at its start by {@link MysqlConnection.send}). */
+const ELAPSED_MS_SQL = '(TIMESTAMPDIFF(MICROSECOND, @mtool_started, NOW(6)) DIV 1000)';
 
 /** Driver error codes meaning the session itself is gone, not that a statement failed. */
 const LOST = new Set(['PROTOCOL_CONNECTION_LOST', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'PROTOCOL_SEQUENCE_TIMEOUT']);
@@ -15,8 +19,9 @@ const LOST = new Set(['PROTOCOL_CONNECTION_LOST', 'ECONNRESET', 'EPIPE', 'ETIMED
 /**
  * Open one MySQL / MariaDB session with `mysql2`.
  *
- * Fixed driver settings, the same for every flavour: `multipleStatements: false` (one
- * statement per call, so a failure names its statement), `dateStrings: true` (dates come back
+ * Fixed driver settings, the same for every flavour: `multipleStatements: true` (a migration's
+ * statement travels with its tracking row, see {@link MysqlConnection.send}; every other call
+ * sends one statement), `dateStrings: true` (dates come back
  * as the server's text, as in every dialect), `supportBigNumbers` + `bigNumberStrings` (BIGINT
  * and DECIMAL come back as strings, never rounded), `trace: false` (no stack captured per query). URL options: `charset` (default
  * `utf8mb4`), `ssl_ca`/`ssl_cert`/`ssl_key` (files read now, relative to the project root;
@@ -34,7 +39,7 @@ export async function connectMysql(options: ConnectOptions, flavour: MysqlFlavou
     database: url.database,
     charset: url.mysql?.charset ?? 'utf8mb4',
     ssl: await sslOptions(url, options.root, ctx),
-    multipleStatements: false,
+    multipleStatements: true,
     dateStrings: true,
     supportBigNumbers: true,
     bigNumberStrings: true,
@@ -101,10 +106,49 @@ class MysqlConnection implements Connection {
       if (Array.isArray(result)) return { rows: result as Row[], rowCount: 0 };
       return { rows: [], rowCount: (result as ResultSetHeader).affectedRows ?? 0 };
     } catch (e) {
-      const code = (e as { code?: unknown }).code;
-      const lost = typeof code === 'string' && LOST.has(code);
-      if (lost) this.#broken = e;
-      throw new MysqlError(lost ? 'MTOOL_CONNECTION' : 'MTOOL_DATABASE', this.#ctx, e);
+      throw this.#wrap(e);
+    }
+  }
+
+  /**
+   * The step's parts as one multi-statement query: the server stops at the first failing
+   * statement, and mysql2's count of the results before it names the part. The execution time
+   * starts with the message (`@mtool_started`), so the last statement's own time is in it.
+   */
+  async send(step: StatementStep): Promise<void> {
+    const parts: StepPart[] = [];
+    const sql: string[] = [];
+    const add = (part: StepPart, text: string): void => {
+      parts.push(part);
+      sql.push(text);
+    };
+    if (step.begin) add('begin', 'START TRANSACTION');
+    if (step.record) add('begin', 'SET @mtool_started = NOW(6)');
+    add('statement', step.sql);
+    if (step.record) add('record', step.record(ELAPSED_MS_SQL));
+    // The callback connection under mysql2/promise's wrapper: its query command tells how far it got.
+    const core = (this.#open() as unknown as { connection: { query(sql: string, done: (error: unknown) => void): unknown } }).connection;
+    let failedAt = 0;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const command = core.query(sql.join(';\n'), (error: unknown) => {
+          if (!error) return resolve();
+          // Results completed before the error (mysql2 advances it on each "more results").
+          failedAt = (command as unknown as { _resultIndex?: number })._resultIndex ?? 0;
+          reject(error);
+        });
+      });
+    } catch (e) {
+      throw markFailedPart(this.#wrap(e), parts[Math.min(failedAt, parts.length - 1)]!);
+    }
+    // Never in the same message: the server goes on with a statement whose client has gone, and
+    // a `migrate` killed during it must not have its transaction committed once it ends.
+    if (step.commit) {
+      try {
+        await this.query('COMMIT');
+      } catch (e) {
+        throw markFailedPart(e, 'commit');
+      }
     }
   }
 
@@ -146,6 +190,14 @@ class MysqlConnection implements Connection {
       // The server already dropped the session: there is nothing left to close.
       connection.destroy();
     }
+  }
+
+  /** A driver error as MysqlError; a lost session marks the connection broken. */
+  #wrap(e: unknown): MysqlError {
+    const code = (e as { code?: unknown }).code;
+    const lost = typeof code === 'string' && LOST.has(code);
+    if (lost) this.#broken = e;
+    return new MysqlError(lost ? 'MTOOL_CONNECTION' : 'MTOOL_DATABASE', this.#ctx, e);
   }
 
   #open(): Mysql2Connection {

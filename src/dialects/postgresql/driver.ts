@@ -1,10 +1,12 @@
+import { performance } from 'node:perf_hooks';
 import type { ConnectionOptions } from 'node:tls';
 import type { Pool, PoolClient, PoolConfig, QueryResult as PgResult } from 'pg';
 import { MtoolError } from '../../errors.js';
 import { parseConnectionUrl, urlSecrets, type ConnectionUrl } from '../../net/connection-url.js';
 import type { ErrorContext } from '../driver-error.js';
 import { importDriver } from '../import-driver.js';
-import type { ConnectOptions, Connection, QueryResult, Row } from '../types.js';
+import { markFailedPart } from '../step-part.js';
+import type { ConnectOptions, Connection, QueryResult, Row, StatementStep, StepPart } from '../types.js';
 import { PostgresError } from './postgres-error.js';
 import { postgresQuoting } from './quoting.js';
 import { sslPlan, sslRetryable } from './ssl-config.js';
@@ -60,7 +62,7 @@ export async function connectPostgres(options: ConnectOptions): Promise<Connecti
   } catch (e) {
     throw new PostgresError('MTOOL_CONNECTION', ctx, e, connectHint(url));
   }
-  const connection = new PostgresConnection(client, poolSize, pool, ctx);
+  const connection = new PostgresConnection(pg, client, poolSize, pool, ctx);
   if (options.pgSchema) {
     try {
       await connection.query(`SET search_path TO ${postgresQuoting.ident(options.pgSchema)}, public`);
@@ -148,9 +150,8 @@ function connectHint(url: ConnectionUrl): string {
   return `check that PostgreSQL is running at ${url.host ?? '127.0.0.1'}:${url.port ?? 5432} and that the URL's user, password, database and sslmode are right`;
 }
 
-/** One pg pool client held for the life of the connection. */
 /**
- * Sent before the first statement of a migration by {@link PostgresConnection.beginWith}.
+ * Sent after BEGIN when a migration's transaction opens ({@link PostgresConnection.send}).
  *
  * `synchronous_commit` off for the migration's own transaction: its COMMIT returns without waiting
  * for the WAL flush (about a third of a small migration's time here). Still one transaction per
@@ -160,8 +161,55 @@ function connectHint(url: ConnectionUrl): string {
  * returns: its last write, the lock release, commits synchronously, and that flushes the WAL up to
  * it, every earlier commit included.
  */
-const BEGIN_PREFIX = 'BEGIN;\nSET LOCAL synchronous_commit TO off;\n';
+const ASYNC_COMMIT = 'SET LOCAL synchronous_commit TO off';
 
+/**
+ * How often (ms) the server checks, while a statement of a migration runs, that mtool's socket is
+ * still there, and stops the statement when it is not (PostgreSQL 14+, on Linux, macOS and the
+ * BSDs). Set per session before a migration's COMMIT may travel with its last statement: a
+ * `migrate` killed during a long statement then has its transaction rolled back within this
+ * time instead of committed behind its back once the statement ends.
+ */
+const CLIENT_CHECK_MS = 250;
+
+/** Whole milliseconds since the server received the current message (StatementStep.record). */
+const ELAPSED_MS_SQL = '(extract(epoch from clock_timestamp() - statement_timestamp()) * 1000)::integer';
+
+/** A pg simple-protocol query that counts the statements of its message that completed. */
+interface CountingQuery {
+  readonly completed: number;
+  run(client: PoolClient): Promise<void>;
+}
+
+const countingQueries = new WeakMap<PgModule, new (config: { text: string }) => CountingQuery>();
+
+/**
+ * pg's Query with a count of CommandComplete messages (one per statement that ran), through the
+ * Submittable handlers pg calls on it: after an error, the count names the failing statement.
+ */
+function countingQuery(pg: PgModule, text: string): CountingQuery {
+  let Counting = countingQueries.get(pg);
+  if (!Counting) {
+    const Base = pg.Query as unknown as new (config: { text: string }) => { callback?: (error: Error | null) => void; handleCommandComplete(msg: unknown, connection: unknown): void };
+    Counting = class extends Base implements CountingQuery {
+      completed = 0;
+      override handleCommandComplete(msg: unknown, connection: unknown): void {
+        this.completed++;
+        super.handleCommandComplete(msg, connection);
+      }
+      run(client: PoolClient): Promise<void> {
+        return new Promise((resolve, reject) => {
+          this.callback = (error) => (error ? reject(error) : resolve());
+          client.query(this as never);
+        });
+      }
+    };
+    countingQueries.set(pg, Counting);
+  }
+  return new Counting({ text });
+}
+
+/** One pg pool client held for the life of the connection. */
 class PostgresConnection implements Connection {
   readonly type = 'postgresql' as const;
   readonly databaseName: string;
@@ -169,15 +217,19 @@ class PostgresConnection implements Connection {
   readonly #poolSize: number;
   readonly #pool: Pool;
   readonly #ctx: ErrorContext;
+  readonly #pg: PgModule;
   /** Set when the session broke: it is then destroyed instead of returned to the pool. */
   #broken: Error | undefined;
   #inTransaction = false;
+  /** Whether the server checks that the client is alive during statements ({@link CLIENT_CHECK_MS}); unknown until the first migration. */
+  #checksClient: boolean | undefined;
   /** Removed on close: a pooled client outlives this connection and would collect one listener per session. */
   readonly #onError = (e: Error): void => {
     this.#broken = e;
   };
 
-  constructor(client: PoolClient, poolSize: number, pool: Pool, ctx: ErrorContext) {
+  constructor(pg: PgModule, client: PoolClient, poolSize: number, pool: Pool, ctx: ErrorContext) {
+    this.#pg = pg;
     this.#client = client;
     this.#poolSize = poolSize;
     this.#pool = pool;
@@ -193,10 +245,7 @@ class PostgresConnection implements Connection {
     try {
       result = (await client.query(sql)) as PgResult | PgResult[];
     } catch (e) {
-      const sqlState = (e as { code?: unknown }).code;
-      const lost = typeof sqlState !== 'string' || !/^[0-9A-Z]{5}$/.test(sqlState);
-      if (lost) this.#broken = e as Error;
-      throw new PostgresError(lost ? 'MTOOL_CONNECTION' : 'MTOOL_DATABASE', this.#ctx, e);
+      throw this.#wrap(e);
     }
     // Several statements in one call (the simple protocol allows it) yield one result each.
     const last = Array.isArray(result) ? result[result.length - 1]! : result;
@@ -211,23 +260,65 @@ class PostgresConnection implements Connection {
     this.#inTransaction = true;
   }
 
-  async beginWith(sql: string): Promise<QueryResult> {
-    this.#inTransaction = true;
+  async send(step: StatementStep): Promise<void> {
+    if (!step.begin && !this.#inTransaction) {
+      // Several statements in one message run as one implicit transaction, which a statement
+      // that must run outside any (CREATE INDEX CONCURRENTLY) refuses: one message per part.
+      const started = performance.now();
+      await this.query(step.sql);
+      const ms = String(Math.round(performance.now() - started));
+      if (step.record) await this.#part('record', () => this.query(step.record!(ms)));
+      if (step.commit) await this.#part('commit', () => this.commit());
+      return;
+    }
+    // Before the first BEGIN (a failing SET must not abort a transaction).
+    if (step.begin) this.#checksClient ??= await this.#checkClient();
+    const parts: { part: StepPart; sql: string }[] = [];
+    if (step.begin) parts.push({ part: 'begin', sql: 'BEGIN' }, { part: 'begin', sql: ASYNC_COMMIT });
+    const statementAt = parts.reduce((n, p) => n + p.sql.length + 2, 0);
+    parts.push({ part: 'statement', sql: step.sql });
+    if (step.record) parts.push({ part: 'record', sql: step.record(ELAPSED_MS_SQL) });
+    // Without the server's check, a client killed during the statement would still see the
+    // COMMIT run once the statement ends: the COMMIT then waits for the statement's answer.
+    const commitAlone = step.commit && !this.#checksClient;
+    if (step.commit && !commitAlone) parts.push({ part: 'commit', sql: 'COMMIT' });
+    if (step.begin) this.#inTransaction = true;
+    const query = countingQuery(this.#pg, parts.map((p) => p.sql).join(';\n'));
     try {
-      return await this.query(`${BEGIN_PREFIX}${sql}`);
-    } catch (error) {
-      // The server's position counts from the start of the whole message.
-      if (error instanceof PostgresError && error.position !== undefined && error.position > BEGIN_PREFIX.length) {
-        Object.defineProperty(error, 'position', { value: error.position - BEGIN_PREFIX.length });
+      await query.run(this.#open());
+    } catch (e) {
+      const failed = parts[Math.min(query.completed, parts.length - 1)]!.part;
+      const error = this.#wrap(e);
+      if (error.position !== undefined) {
+        // The server counts from the start of the whole message; only the statement's own
+        // position means something to the reader.
+        const position = error.position - statementAt;
+        Object.defineProperty(error, 'position', { value: failed === 'statement' && position > 0 ? position : undefined });
       }
-      throw error;
+      throw markFailedPart(error, failed);
+    }
+    if (commitAlone) await this.#part('commit', () => this.commit());
+    else if (step.commit) this.#inTransaction = false;
+  }
+
+  /** Turn on {@link CLIENT_CHECK_MS} for this session; false where the server has no such check. */
+  async #checkClient(): Promise<boolean> {
+    try {
+      await this.query(`SET client_connection_check_interval = ${CLIENT_CHECK_MS}`);
+      return true;
+    } catch (error) {
+      // PostgreSQL before 14 (unknown parameter), or a platform without the check.
+      if (this.#broken) throw error;
+      return false;
     }
   }
 
-  async commitWith(sql: string): Promise<void> {
-    // A failing `sql` skips the COMMIT and leaves the transaction open (failed): still in one.
-    await this.query(`${sql};\nCOMMIT`);
-    this.#inTransaction = false;
+  async #part(part: StepPart, run: () => Promise<unknown>): Promise<void> {
+    try {
+      await run();
+    } catch (error) {
+      throw markFailedPart(error, part);
+    }
   }
 
   async commit(): Promise<void> {
@@ -277,6 +368,14 @@ class PostgresConnection implements Connection {
     }
     if (!destroy && this.#pool.idleCount >= this.#poolSize) destroy = true;
     client.release(destroy);
+  }
+
+  /** A driver error as PostgresError; a session-level failure marks the session broken. */
+  #wrap(e: unknown): PostgresError {
+    const sqlState = (e as { code?: unknown }).code;
+    const lost = typeof sqlState !== 'string' || !/^[0-9A-Z]{5}$/.test(sqlState);
+    if (lost) this.#broken = e as Error;
+    return new PostgresError(lost ? 'MTOOL_CONNECTION' : 'MTOOL_DATABASE', this.#ctx, e);
   }
 
   #open(): PoolClient {

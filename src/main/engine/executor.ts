@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import type { Connection, Dialect, ServerVersion } from '../../dialects/types.js';
+import { failedPart } from '../../dialects/step-part.js';
+import type { Connection, Dialect, ServerVersion, StatementStep } from '../../dialects/types.js';
 import { MtoolError } from '../../errors.js';
 import type { MigrationFile, SqlStatement } from '../../parser/migration-file.js';
 import type { Logger } from '../log.js';
@@ -88,9 +89,9 @@ export class Executor {
       file,
       file.upgrade,
       'upgrade',
-      (ms) => {
+      (ms, msSql) => {
         record = this.#recordFor(file, ms);
-        return { sql: existing ? this.#store.updateStatement(record) : this.#store.insertStatement(record), member: { file, record, existing } };
+        return { sql: existing ? this.#store.updateStatement(record, msSql) : this.#store.insertStatement(record, msSql), member: { file, record, existing } };
       },
       grouped,
     );
@@ -160,7 +161,7 @@ export class Executor {
     statements: readonly SqlStatement[],
     direction: Direction,
     /** The tracking statement to run after the file's statements (and what to report once committed). */
-    recordFor: (executionMs: number) => { sql: string; member?: GroupMember },
+    recordFor: (executionMs: number, executionMsSql?: string) => { sql: string; member?: GroupMember },
     grouped = false,
   ): Promise<{ durationMs: number; outside: boolean }> {
     const caps = this.#dialect.capabilities;
@@ -201,36 +202,56 @@ export class Executor {
       }
       await this.#conn.query(`SAVEPOINT ${SAVEPOINT}`);
     }
-    // Where the driver can, BEGIN travels with the first statement and COMMIT with the tracking
-    // row: two round trips per single-statement migration instead of four.
+    // Where the driver can, the migration's BEGIN travels with its first statement and its
+    // tracking row and COMMIT with its last: one round trip for a one-statement migration.
+    const send = this.#conn.send && !inSavepoint && statements.length > 0 ? (step: StatementStep) => this.#conn.send!(step) : undefined;
     const ownTransaction = useTransaction && !inSavepoint;
     let begun = !ownTransaction;
-    if (ownTransaction && (!this.#conn.beginWith || statements.length === 0)) {
+    if (ownTransaction && !send) {
       await this.#conn.begin();
       begun = true;
     }
     try {
-      for (const statement of statements) {
+      for (let i = 0; i < statements.length; i++) {
+        const statement = statements[i]!;
         this.#checkAbort();
         current = statement;
-        const beginWith = begun ? undefined : this.#conn.beginWith;
+        let step: StatementStep | undefined;
+        if (send) {
+          const last = i === statements.length - 1;
+          const before = Math.round(performance.now() - started);
+          step = {
+            sql: statement.text,
+            begin: !begun,
+            record: last
+              ? (elapsedMsSql) => {
+                  const tracking = recordFor(before, `${before} + ${elapsedMsSql}`);
+                  member = tracking.member;
+                  return tracking.sql;
+                }
+              : undefined,
+            commit: last && ownTransaction,
+          };
+        }
         begun = true; // from here on a transaction is open, failed or not
-        await this.#execute(file, statement, beginWith);
+        await this.#execute(file, statement, step);
         executed.push({ line: statement.line, text: statement.text });
       }
       current = undefined;
       const durationMs = performance.now() - started;
-      const tracking = recordFor(durationMs);
-      member = tracking.member;
-      if (useTransaction) {
-        // Let a pending SIGINT/SIGTERM handler run before the point of no return (synchronous
-        // drivers such as better-sqlite3 never yield to the event loop otherwise).
-        await yieldToEventLoop();
-        this.#checkAbort();
-      }
-      if (ownTransaction && this.#conn.commitWith) {
-        await this.#conn.commitWith(tracking.sql);
+      if (send) {
+        // Recorded (and committed) with the last statement; the in-memory record carries the
+        // duration the user is shown, the tracking row the server's.
+        if (member) member.record.executionMs = durationMs;
       } else {
+        const tracking = recordFor(durationMs);
+        member = tracking.member;
+        if (useTransaction) {
+          // Let a pending SIGINT/SIGTERM handler run before the point of no return (synchronous
+          // drivers such as better-sqlite3 never yield to the event loop otherwise).
+          await yieldToEventLoop();
+          this.#checkAbort();
+        }
         await this.#conn.query(tracking.sql);
         if (inSavepoint) await this.#conn.query(`RELEASE SAVEPOINT ${SAVEPOINT}`);
         else if (useTransaction) await this.#conn.commit();
@@ -240,6 +261,11 @@ export class Executor {
       else this.#log.debug(done);
       result = { durationMs, outside };
     } catch (error) {
+      if (current && failedPart(error) !== 'statement' && failedPart(error) !== 'begin') {
+        // The statement ran; recording the migration (or committing it) failed.
+        executed.push({ line: current.line, text: current.text });
+        current = undefined;
+      }
       let rolledBack = false;
       if (inSavepoint) {
         rolledBack = await this.#abandonSavepoint(file);
@@ -314,8 +340,8 @@ export class Executor {
     if (group.members.length > 0) await this.#options.onCommit?.(group.members.map(({ file, record }) => ({ file, record })));
   }
 
-  /** Run one statement; with `beginWith`, open the transaction in the same round trip. */
-  async #execute(file: MigrationFile, statement: SqlStatement, beginWith?: (sql: string) => Promise<unknown>): Promise<void> {
+  /** Run one statement, with what travels with it where the driver combines them ({@link StatementStep}). */
+  async #execute(file: MigrationFile, statement: SqlStatement, step?: StatementStep): Promise<void> {
     const started = this.#options.perf ? performance.now() : 0;
     // Ctrl-C / SIGTERM while the statement runs: have the server stop it, so the migration rolls
     // back now instead of when the statement would have ended.
@@ -323,7 +349,7 @@ export class Executor {
     const cancel = signal && this.#conn.cancel ? () => void this.#cancel() : undefined;
     if (cancel) signal!.addEventListener('abort', cancel, { once: true });
     try {
-      if (beginWith) await beginWith.call(this.#conn, statement.text);
+      if (step) await this.#conn.send!(step);
       else await this.#conn.query(statement.text);
     } finally {
       if (cancel) signal!.removeEventListener('abort', cancel);

@@ -115,18 +115,23 @@ export class TrackingStore {
     await this.#conn.query(this.insertStatement(record));
   }
 
-  /** The statement {@link insert} runs (the executor sends it itself, with the COMMIT where it can). */
-  insertStatement(record: MigrationRecord): string {
+  /**
+   * The statement {@link insert} runs (the executor sends it itself, with the migration's last
+   * statement and COMMIT where it can); `executionMsSql`, SQL computing `execution_ms` on the
+   * server, replaces the record's `executionMs`.
+   */
+  insertStatement(record: MigrationRecord, executionMsSql?: string): string {
     if (this.#sql.writeMode === 'append') return this.#appendStatement(record, false);
     const q = this.#dialect.quote;
-    return `INSERT INTO ${q.ident(this.#table)} (${RECORD_COLUMNS}) VALUES (${this.#recordValues(record, Math.round(record.executionMs)).join(', ')})`;
+    return `INSERT INTO ${q.ident(this.#table)} (${RECORD_COLUMNS}) VALUES (${this.#recordValues(record, executionMsSql ?? q.literal(Math.round(record.executionMs))).join(', ')})`;
   }
 
-  /** Update the row of a re-applied repeatable migration (run by the executor). */
-  updateStatement(record: MigrationRecord): string {
+  /** Update the row of a re-applied repeatable migration (run by the executor); `executionMsSql` as in {@link insertStatement}. */
+  updateStatement(record: MigrationRecord, executionMsSql?: string): string {
     if (this.#sql.writeMode === 'append') return this.#appendStatement(record, false);
     const q = this.#dialect.quote;
-    return `UPDATE ${q.ident(this.#table)} SET checksum = ${q.literal(record.checksum)}, description = ${q.literal(record.description)}, applied_at = ${this.#sql.timestamp(q, new Date(record.appliedAt))}, execution_ms = ${q.literal(Math.round(record.executionMs))}, applied_by = ${q.literal(record.appliedBy)} WHERE filename = ${q.literal(record.filename)}`;
+    const executionMs = executionMsSql ?? q.literal(Math.round(record.executionMs));
+    return `UPDATE ${q.ident(this.#table)} SET checksum = ${q.literal(record.checksum)}, description = ${q.literal(record.description)}, applied_at = ${this.#sql.timestamp(q, new Date(record.appliedAt))}, execution_ms = ${executionMs}, applied_by = ${q.literal(record.appliedBy)} WHERE filename = ${q.literal(record.filename)}`;
   }
 
   /** Remove a record: rollback, downgrade (run by the executor). */
@@ -145,12 +150,12 @@ export class TrackingStore {
 
   #appendStatement(record: MigrationRecord, deleted: boolean): string {
     const q = this.#dialect.quote;
-    const values = [...this.#recordValues(record, Math.max(0, Math.round(record.executionMs))), q.literal(this.nextSeq()), q.literal(deleted ? 1 : 0)];
+    const values = [...this.#recordValues(record, q.literal(Math.max(0, Math.round(record.executionMs)))), q.literal(this.nextSeq()), q.literal(deleted ? 1 : 0)];
     return `INSERT INTO ${q.ident(this.#table)} (${RECORD_COLUMNS}, seq, deleted) VALUES (${values.join(', ')})`;
   }
 
-  /** SQL literals of a record's {@link RECORD_COLUMNS}, with `executionMs` as the caller rounds it. */
-  #recordValues(record: MigrationRecord, executionMs: number): string[] {
+  /** SQL literals of a record's {@link RECORD_COLUMNS}, with `executionMs` as the caller writes it. */
+  #recordValues(record: MigrationRecord, executionMs: string): string[] {
     const q = this.#dialect.quote;
     return [
       q.literal(record.filename),
@@ -159,7 +164,7 @@ export class TrackingStore {
       q.literal(record.type),
       q.literal(record.description),
       this.#sql.timestamp(q, new Date(record.appliedAt)),
-      q.literal(executionMs),
+      executionMs,
       q.literal(record.appliedBy),
     ];
   }

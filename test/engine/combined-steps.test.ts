@@ -1,0 +1,99 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { disposeDialects } from '../../src/dialects/index.js';
+import * as engine from '../../src/main/engine/engine.js';
+import { MigrationFailedError } from '../../src/main/engine/migration-error.js';
+import { logger } from '../../src/main/log.js';
+import { testEntry } from '../support/database-entry.js';
+import { migration } from './support/project.js';
+import { TARGETS, provision, queryOnce, tableExistsAt, targetReachable, type ProvisionedDatabase } from './support/targets.js';
+
+/**
+ * On PostgreSQL, MySQL and MariaDB a migration's last statement travels with its tracking row
+ * (and COMMIT) in one message (Connection.send). What that must keep: the recorded execution time
+ * includes the last statement's own time, and a failure names the part that failed: the
+ * statement (with its line), or the recording after it (the statement then counts as run, which
+ * matters where DDL commits at once).
+ */
+const sleep: Record<string, string> = { postgresql: 'SELECT pg_sleep(0.3)', mysql: 'DO SLEEP(0.3)', mariadb: 'DO SLEEP(0.3)' };
+
+for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type === 'mysql' || t.type === 'mariadb')) {
+  const reachable = await targetReachable(target);
+  const transactionalDdl = target.type === 'postgresql';
+  describe.skipIf(!reachable)(`statement and tracking row in one message on ${target.id}`, () => {
+    let root: string;
+    let db: ProvisionedDatabase;
+    beforeEach(async () => {
+      root = await mkdtemp(join(tmpdir(), 'mtool-combined-'));
+      await mkdir(join(root, 'migrations', 'app'), { recursive: true });
+      db = await provision(target);
+    });
+    afterEach(async () => {
+      await db.drop();
+      await rm(root, { recursive: true, force: true });
+    });
+    afterAll(() => disposeDialects());
+    const put = (filename: string, content: string) => writeFile(join(root, 'migrations', 'app', filename), content);
+    const entry = () => testEntry(root, 'app', target.type, db.url);
+    const rows = () => queryOnce(target, db.url, 'SELECT filename, execution_ms FROM _mtool_migrations ORDER BY filename');
+
+    it("records an execution time that includes the last statement's own time", async () => {
+      await put('app__0001_one.sql', migration([sleep[target.type]!]));
+      await put('app__0002_two.sql', migration([sleep[target.type]!, 'CREATE TABLE after_sleep (id integer)'], ['DROP TABLE after_sleep']));
+      const result = await engine.migrate(entry(), { root, log: logger });
+      expect(result.outcomes.map((o) => o.action)).toEqual(['applied', 'applied']);
+      const recorded = await rows();
+      expect(recorded.map((r) => r.filename)).toEqual(['app__0001_one.sql', 'app__0002_two.sql']);
+      for (const row of recorded) {
+        expect(Number(row.execution_ms)).toBeGreaterThanOrEqual(280);
+        expect(Number(row.execution_ms)).toBeLessThan(10_000);
+      }
+    });
+
+    it('names the failing statement by its line when the statement fails, and nothing of it ran', async () => {
+      await put('app__0001_a.sql', migration(['CREATE TABLE a (id integer)']));
+      await put('app__0002_again.sql', migration(['CREATE TABLE a (id integer)']));
+      const error = await engine.migrate(entry(), { root, log: logger }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(MigrationFailedError);
+      expect((error as Error).message).toMatch(/^app__0002_again\.sql:2: /);
+      expect((error as MigrationFailedError).executed).toEqual([]);
+      expect((await rows()).map((r) => r.filename)).toEqual(['app__0001_a.sql']);
+    });
+
+    it('says the statements ran when recording the migration fails after them', async () => {
+      await put('app__0001_a.sql', migration(['CREATE TABLE a (id integer)']));
+      await engine.migrate(entry(), { root, log: logger });
+      // The migration's own last statement makes its tracking row impossible to insert.
+      const refuse = `ALTER TABLE _mtool_migrations ADD CONSTRAINT refuse_b CHECK (filename <> 'app__0002_b.sql')${transactionalDdl ? ' NOT VALID' : ''}`;
+      await put('app__0002_b.sql', migration(['CREATE TABLE b (id integer)', refuse]));
+      const error = await engine.migrate(entry(), { root, log: logger }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(MigrationFailedError);
+      const message = (error as Error).message;
+      expect(message).toMatch(/^app__0002_b\.sql: .*refuse_b/);
+      expect((await rows()).map((r) => r.filename)).toEqual(['app__0001_a.sql']);
+      if (transactionalDdl) {
+        expect(message).toMatch(/rolled back as a whole/);
+        expect(await tableExistsAt(target, db.url, 'b')).toBe(false);
+        await put('app__0002_b.sql', migration(['CREATE TABLE b (id integer)']));
+        await engine.migrate(entry(), { root, log: logger });
+        expect((await rows()).map((r) => r.filename)).toEqual(['app__0001_a.sql', 'app__0002_b.sql']);
+      } else {
+        expect(message).toMatch(/that already ran: line 2: CREATE TABLE b .*; line 3: ALTER TABLE _mtool_migrations/);
+        expect((error as MigrationFailedError).executed.map((s) => s.line)).toEqual([2, 3]);
+        expect(await tableExistsAt(target, db.url, 'b')).toBe(true);
+      }
+    });
+
+    if (transactionalDdl) {
+      it('runs a statement that refuses a transaction in messages of its own, and records it', async () => {
+        await put('app__0001_t.sql', migration(['CREATE TABLE t (id integer)']));
+        await put('app__0002_i.sql', migration(['CREATE INDEX CONCURRENTLY t_id ON t (id)'], ['DROP INDEX t_id']));
+        await engine.migrate(entry(), { root, log: logger });
+        expect((await rows()).map((r) => r.filename)).toEqual(['app__0001_t.sql', 'app__0002_i.sql']);
+        expect(await queryOnce(target, db.url, "SELECT indexname FROM pg_indexes WHERE indexname = 't_id'")).toHaveLength(1);
+      });
+    }
+  });
+}
