@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { disposeDialects } from '../../src/dialects/index.js';
 import * as engine from '../../src/main/engine/engine.js';
+import { PostgresError } from '../../src/dialects/postgresql/postgres-error.js';
 import { MigrationFailedError } from '../../src/main/engine/migration-error.js';
-import { logger } from '../../src/main/log.js';
+import { configureLogging, logger } from '../../src/main/log.js';
 import { testEntry } from '../support/database-entry.js';
-import { migration } from './support/project.js';
+import { DEFERRED_ORPHAN, migration } from './support/project.js';
 import { TARGETS, provision, queryOnce, tableExistsAt, targetReachable, type ProvisionedDatabase } from './support/targets.js';
 
 /**
@@ -15,8 +16,12 @@ import { TARGETS, provision, queryOnce, tableExistsAt, targetReachable, type Pro
  * (and COMMIT) in one message (Connection.send). What that must keep: the recorded execution time
  * includes the last statement's own time, and a failure names the part that failed: the
  * statement (with its line), or the recording after it (the statement then counts as run, which
- * matters where DDL commits at once).
+ * matters where DDL commits at once). On PostgreSQL the first statement also carries BEGIN: its
+ * error position still counts from the statement, a COMMIT that fails still rolls back, and trace
+ * mode still logs every statement on its own line.
  */
+const lines: string[] = [];
+const sink = { write: (line: string) => void lines.push(line) };
 const sleep: Record<string, string> = { postgresql: 'SELECT pg_sleep(0.3)', mysql: 'DO SLEEP(0.3)', mariadb: 'DO SLEEP(0.3)' };
 
 for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type === 'mysql' || t.type === 'mariadb')) {
@@ -31,6 +36,8 @@ for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type ===
       db = await provision(target);
     });
     afterEach(async () => {
+      configureLogging({ level: 'info', json: false, sink: undefined });
+      lines.length = 0;
       await db.drop();
       await rm(root, { recursive: true, force: true });
     });
@@ -87,6 +94,51 @@ for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type ===
     });
 
     if (transactionalDdl) {
+      it('a failing first statement is named with its line and position, rolled back, and the next migrate works', async () => {
+        await put('app__0001_a.sql', migration(['CREATE TABLE a (id integer)']));
+        await put('app__0002_b.sql', migration(['SELECT * FROM missing_b', 'CREATE TABLE b (id integer)']));
+        const error = await engine.migrate(entry(), { root, log: logger }).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(MigrationFailedError);
+        expect((error as Error).message).toMatch(/^app__0002_b\.sql:2: .*missing_b.* rolled back as a whole/);
+        const cause = (error as Error).cause;
+        expect(cause).toBeInstanceOf(PostgresError);
+        expect((cause as PostgresError).position).toBe('SELECT * FROM missing_b'.indexOf('missing_b') + 1);
+        expect((await rows()).map((r) => r.filename)).toEqual(['app__0001_a.sql']);
+        expect(await tableExistsAt(target, db.url, 'b')).toBe(false);
+
+        await put('app__0002_b.sql', migration(['CREATE TABLE missing_b (id integer)', 'CREATE TABLE b (id integer)']));
+        const result = await engine.migrate(entry(), { root, log: logger });
+        expect(result.outcomes.map((o) => o.action)).toEqual(['applied']);
+        expect((await rows()).map((r) => r.filename)).toEqual(['app__0001_a.sql', 'app__0002_b.sql']);
+      });
+
+      it('a COMMIT that fails (deferred foreign key) rolls the migration back and records nothing for it', async () => {
+        for (const [name, content] of Object.entries(DEFERRED_ORPHAN)) await put(name, content);
+        configureLogging({ level: 'info', json: true, sink });
+        const error = await engine.migrate(entry(), { root, log: logger }).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(MigrationFailedError);
+        expect((error as Error).message).toMatch(/^app__0002_orphan\.sql: .*foreign key.* rolled back as a whole/);
+        expect((await rows()).map((r) => r.filename)).toEqual(['app__0001_schema.sql']);
+        expect(Number((await queryOnce(target, db.url, 'SELECT count(*) AS n FROM child'))[0]!.n)).toBe(0);
+        expect(lines.map((l) => JSON.parse(l)).filter((r) => r.level === 'ERROR')).toEqual([]);
+      });
+
+      it("a migration's own transaction commits asynchronously (SET LOCAL synchronous_commit off)", async () => {
+        await put('app__0001_a.sql', migration(["CREATE TABLE seen AS SELECT current_setting('synchronous_commit') AS v"]));
+        await put('app__0002_b.sql', migration(["INSERT INTO seen SELECT current_setting('synchronous_commit')"]));
+        await engine.migrate(entry(), { root, log: logger });
+        expect((await queryOnce(target, db.url, 'SELECT v FROM seen')).map((r) => r.v)).toEqual(['off', 'off']);
+      });
+
+      it('trace logs BEGIN, each statement and COMMIT on their own lines', async () => {
+        await put('app__0001_a.sql', migration(['CREATE TABLE a (id integer)']));
+        configureLogging({ level: 'trace', json: true, sink });
+        await engine.migrate(entry(), { root, log: logger });
+        const sql = lines.map((l) => JSON.parse(l).message as string).filter((m) => m.startsWith('SQL ('));
+        const at = sql.findIndex((m) => /\): BEGIN$/.test(m));
+        expect(sql.slice(at, at + 4).map((m) => m.replace(/^SQL \([^)]*\): /, '').split(' ')[0])).toEqual(['BEGIN', 'CREATE', 'INSERT', 'COMMIT']);
+      });
+
       it('runs a statement that refuses a transaction in messages of its own, and records it', async () => {
         await put('app__0001_t.sql', migration(['CREATE TABLE t (id integer)']));
         await put('app__0002_i.sql', migration(['CREATE INDEX CONCURRENTLY t_id ON t (id)'], ['DROP INDEX t_id']));
