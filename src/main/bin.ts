@@ -9,15 +9,19 @@
  * Signals: the first SIGINT / SIGTERM aborts the running command's signal and runs its cleanups
  * (a `migrate` releases its lock there), then exits 130 / 143. A second signal exits at once.
  */
+import { FdOutput } from './startup/fd-output.js';
 import { importChunk } from './startup/script-chunks.js';
 
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
 /** How long a signalled process waits, after its cleanups, for the command to print its outcome. */
 const REPORT_GRACE_MS = 500;
 
+const stdout = new FdOutput(1);
+const stderr = new FdOutput(2);
+
 function exit(code: number): void {
-  // Let buffered output reach pipes before the process ends.
-  process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+  // Let output a stream took over reach its reader before the process ends.
+  stdout.flush(() => stderr.flush(() => process.exit(code)));
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -25,7 +29,7 @@ async function main(argv: string[]): Promise<void> {
   // line, its command table and its logger (start-up target: within 1.5x of `node -e 0`).
   if (argv.length === 1 && argv[0] === '--version') {
     const { versionText } = await import('../version.js');
-    process.stdout.write(versionText(false));
+    stdout.write(versionText(false));
     return exit(0);
   }
   // RunContext through cli.js: one chunk of the bundle instead of two more.
@@ -37,7 +41,7 @@ async function main(argv: string[]): Promise<void> {
     process.on(signal, () => {
       if (stopping) process.exit(SIGNAL_EXIT[signal]);
       stopping = true;
-      process.stderr.write(`\nmtool: ${signal === 'SIGINT' ? 'interrupted' : 'terminated'}; cleaning up (send again to exit at once)\n`);
+      stderr.write(`\nmtool: ${signal === 'SIGINT' ? 'interrupted' : 'terminated'}; cleaning up (send again to exit at once)\n`);
       run.abort(signal);
       // After the cleanups, give the command a moment to report how it ended (the migration it
       // rolled back) before the process exits.
@@ -48,7 +52,7 @@ async function main(argv: string[]): Promise<void> {
         .finally(() => exit(SIGNAL_EXIT[signal]));
     });
   }
-  command = runCli(argv, { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), env: process.env, run });
+  command = runCli(argv, { stdout, stderr, cwd: process.cwd(), env: process.env, run });
   const code = await command;
   if (!stopping) exit(code);
 }

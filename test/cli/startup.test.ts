@@ -75,7 +75,7 @@ describe('start-up imports', () => {
 
   it('mtool --version loads only the binary (with the chunk loader) and the version module: no command line, no sade', async () => {
     const modules = await loadedModules(['--version']);
-    expect(await loadedSources(modules)).toEqual(['src/main/bin.ts', 'src/main/startup/code-cache.ts', 'src/main/startup/script-chunks.ts', 'src/version.ts']);
+    expect(await loadedSources(modules)).toEqual(['src/main/bin.ts', 'src/main/startup/code-cache.ts', 'src/main/startup/fd-output.ts', 'src/main/startup/script-chunks.ts', 'src/version.ts']);
     expect(modules.some((m) => m.includes('/node_modules/'))).toBe(false);
     // The bundle's entry plus the version chunk (and at most one re-export stub esbuild adds).
     expect(mtoolFiles(modules).length).toBeLessThanOrEqual(3);
