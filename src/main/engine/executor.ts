@@ -204,10 +204,10 @@ export class Executor {
     }
     // Where the driver can, the migration's BEGIN travels with its first statement and its
     // tracking row and COMMIT with its last: one round trip for a one-statement migration.
-    const send = this.#conn.send && !inSavepoint && statements.length > 0 ? (step: StatementStep) => this.#conn.send!(step) : undefined;
+    const combine = this.#conn.send !== undefined && !inSavepoint && statements.length > 0;
     const ownTransaction = useTransaction && !inSavepoint;
     let begun = !ownTransaction;
-    if (ownTransaction && !send) {
+    if (ownTransaction && !combine) {
       await this.#conn.begin();
       begun = true;
     }
@@ -217,7 +217,7 @@ export class Executor {
         this.#checkAbort();
         current = statement;
         let step: StatementStep | undefined;
-        if (send) {
+        if (combine) {
           const last = i === statements.length - 1;
           const before = Math.round(performance.now() - started);
           step = {
@@ -239,7 +239,7 @@ export class Executor {
       }
       current = undefined;
       const durationMs = performance.now() - started;
-      if (send) {
+      if (combine) {
         // Recorded (and committed) with the last statement; the in-memory record carries the
         // duration the user is shown, the tracking row the server's.
         if (member) member.record.executionMs = durationMs;
@@ -261,7 +261,8 @@ export class Executor {
       else this.#log.debug(done);
       result = { durationMs, outside };
     } catch (error) {
-      if (current && failedPart(error) !== 'statement' && failedPart(error) !== 'begin') {
+      const part = failedPart(error);
+      if (current && (part === 'record' || part === 'commit')) {
         // The statement ran; recording the migration (or committing it) failed.
         executed.push({ line: current.line, text: current.text });
         current = undefined;
