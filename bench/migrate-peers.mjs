@@ -14,7 +14,10 @@
 // under `node --cpu-prof`, and the top costs of each (profiles kept in bench/.work/profiles).
 //
 // Every tool gets its own fresh database per apply run, its own project folder under
-// bench/.work/<engine>/<tool>, and records its own tracking table. After each apply the bench counts
+// bench/.work/<engine>/<tool>, and records its own tracking table. Before each timed apply the
+// engine settles, untimed (bench/peers/engines.mjs `settle`: PostgreSQL CHECKPOINT, InnoDB's
+// dirty pages flushed, the page cache synced), so no run shares the disk with the writeback of
+// the run before it (a default mtool run leaves ~250 MB of snapshot files to write back). After each apply the bench counts
 // the t_* tables and the tracking rows, so a tool cannot pass by doing less. Exit code 1 when a
 // target is missed or a tool failed.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -68,9 +71,10 @@ const print = (line) => process.stdout.write(`${line}\n`);
 const runId = Math.random().toString(36).slice(2, 8);
 
 /**
- * Measures every tool on one engine. Tools take turns (apply rep 1 of each tool, then rep 2 ...;
- * no-op run 1 of each tool, then run 2 ...) so a noisy neighbour on the machine spreads over all
- * tools instead of landing on one. A failing tool gets an error row; the others go on.
+ * Measures every tool on one engine. Tools take turns (apply rep 1 of each tool, then rep 2 ...,
+ * the order turned by one tool each repetition; no-op run 1 of each tool, then run 2 ...) so a
+ * noisy neighbour on the machine spreads over all tools instead of landing on one. A failing
+ * tool gets an error row; the others go on.
  */
 async function measureEngine(engine, engineTools) {
   const states = engineTools.map((tool) => ({
@@ -99,7 +103,9 @@ async function measureEngine(engine, engineTools) {
   };
 
   for (let rep = 0; rep < applyReps; rep++) {
-    for (const state of live()) {
+    // The order turns by one each repetition: no tool always runs right after the same other one.
+    const order = live();
+    for (const state of [...order.slice(rep % order.length), ...order.slice(0, rep % order.length)]) {
       if (rep > 0 && state.row.applyMs[0] > REPEAT_BELOW_MS) continue;
       await attempt(state, 'apply', async () => {
         if (state.db) await engine.drop(state.db);
@@ -110,6 +116,7 @@ async function measureEngine(engine, engineTools) {
           state.commands = state.tool.prepare({ dir: state.dir, db: state.db, count });
         }
         state.tool.reset?.({ dir: state.dir });
+        await engine.settle();
         const applied = await runChecked(state.commands.apply, `${state.tool.name} apply`, timeoutMs);
         await verify(state, 'after apply');
         state.row.applyMs.push(applied.ms);

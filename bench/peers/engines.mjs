@@ -1,6 +1,7 @@
 // The three database engines the peer bench runs on: how to make a fresh database, drop it,
 // and count what a tool left behind (so a tool that "succeeds" without applying is caught).
 // Admin work uses the Node drivers mtool already depends on; it is never inside a timed span.
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -40,6 +41,11 @@ export const postgresql = {
       await client.end();
     }
   },
+  /** Untimed, before a timed run: the server writes out what earlier runs left in memory. */
+  async settle() {
+    await pgAdmin('CHECKPOINT');
+    syncDisk();
+  },
   server: () => new URL(PG_URL),
 };
 
@@ -71,6 +77,25 @@ export const mariadb = {
     );
     const tracked = trackingTable ? await mysqlAdmin(db.name, `SELECT count(*) AS n FROM ${trackingTable}`) : undefined;
     return { tables: Number(tables[0].n), tracked: tracked === undefined ? undefined : Number(tracked[0].n) };
+  },
+  /**
+   * Untimed, before a timed run: InnoDB flushes the pages earlier runs dirtied (it does so in the
+   * background at its own pace, which a run that follows would otherwise share the disk with).
+   */
+  async settle() {
+    const until = Date.now() + 20_000;
+    const saved = await mysqlAdmin(undefined, 'SELECT @@innodb_max_dirty_pages_pct AS pct, @@innodb_max_dirty_pages_pct_lwm AS lwm');
+    await mysqlAdmin(undefined, 'SET GLOBAL innodb_max_dirty_pages_pct_lwm = 0.001, GLOBAL innodb_max_dirty_pages_pct = 0');
+    try {
+      for (;;) {
+        const [row] = await mysqlAdmin(undefined, "SELECT VARIABLE_VALUE AS n FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'INNODB_BUFFER_POOL_PAGES_DIRTY'");
+        if (Number(row.n) === 0 || Date.now() > until) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    } finally {
+      await mysqlAdmin(undefined, `SET GLOBAL innodb_max_dirty_pages_pct = ${Number(saved[0].pct)}, GLOBAL innodb_max_dirty_pages_pct_lwm = ${Number(saved[0].lwm)}`);
+    }
+    syncDisk();
   },
   server: () => new URL(MYSQL_URL),
 };
@@ -108,6 +133,10 @@ export function sqlite(root) {
     async drop(db) {
       for (const suffix of ['', '-journal', '-wal', '-shm']) rmSync(db.file + suffix, { force: true });
     },
+    /** Untimed, before a timed run: the disk writes out what earlier runs left in the page cache. */
+    async settle() {
+      syncDisk();
+    },
     async count(db, trackingTable) {
       const Database = (await import('better-sqlite3')).default;
       const conn = new Database(db.file, { readonly: true });
@@ -122,4 +151,13 @@ export function sqlite(root) {
       }
     },
   };
+}
+
+/**
+ * Flush the page cache to disk (the snapshot files, the databases' own files): a run must not
+ * share the disk with the writeback of the run before it (file creation slows down a lot here
+ * while ext4 writes back and discards).
+ */
+function syncDisk() {
+  spawnSync('sync');
 }
