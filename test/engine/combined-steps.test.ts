@@ -9,7 +9,7 @@ import { MigrationFailedError } from '../../src/main/engine/migration-error.js';
 import { configureLogging, logger } from '../../src/main/log.js';
 import { testEntry } from '../support/database-entry.js';
 import { DEFERRED_ORPHAN, migration } from './support/project.js';
-import { TARGETS, provision, queryOnce, tableExistsAt, targetReachable, type ProvisionedDatabase } from './support/targets.js';
+import { TARGETS, provision, queryOnce, rowCount, tableExistsAt, targetReachable, type ProvisionedDatabase } from './support/targets.js';
 
 /**
  * On PostgreSQL, MySQL and MariaDB a migration's last statement travels with its tracking row
@@ -91,6 +91,20 @@ for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type ===
         expect((error as MigrationFailedError).executed.map((s) => s.line)).toEqual([2, 3]);
         expect(await tableExistsAt(target, db.url, 'b')).toBe(true);
       }
+    });
+
+    it('runs a file that starts with data in its own transaction: BEGIN with the first statement, COMMIT after the record', async () => {
+      await put('app__0001_t.sql', migration([target.createTable('t')]));
+      await put('app__0002_rows.sql', migration([target.insertNext('t', 'one'), target.insertNext('t', 'two')], ['DELETE FROM t']));
+      await engine.migrate(entry(), { root, log: logger });
+      expect(await rowCount(target, db.url, 't')).toBe(2);
+      await put('app__0003_bad.sql', migration([target.insertNext('t', 'three'), 'INSERT INTO missing_table VALUES (1)'], ['DELETE FROM t']));
+      const error = await engine.migrate(entry(), { root, log: logger }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(MigrationFailedError);
+      expect((error as Error).message).toMatch(/^app__0003_bad\.sql:3: /);
+      // The first statement's row went with the transaction.
+      expect(await rowCount(target, db.url, 't')).toBe(2);
+      expect((await rows()).map((r) => r.filename)).toEqual(['app__0001_t.sql', 'app__0002_rows.sql']);
     });
 
     if (transactionalDdl) {
