@@ -17,7 +17,9 @@
 // bench/.work/<engine>/<tool>, and records its own tracking table. Before each timed apply the
 // engine settles, untimed (bench/peers/engines.mjs `settle`: PostgreSQL CHECKPOINT, InnoDB's
 // dirty pages flushed, the page cache synced), so no run shares the disk with the writeback of
-// the run before it (a default mtool run leaves ~250 MB of snapshot files to write back). After each apply the bench counts
+// the run before it (a default mtool run leaves ~250 MB of snapshot files to write back). To
+// flush InnoDB the bench sets `innodb_max_dirty_pages_pct` (and its low-water mark) to 0 for a
+// moment and puts the server's values back; a bench killed in that moment leaves them at 0. After each apply the bench counts
 // the t_* tables and the tracking rows, so a tool cannot pass by doing less. Exit code 1 when a
 // target is missed or a tool failed.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
