@@ -21,6 +21,8 @@ export class FdOutput {
 
   constructor(fd: 1 | 2) {
     this.#fd = fd;
+    // Windows consoles and pipes need Node's own stream (console encoding, asynchronous pipes).
+    if (process.platform === 'win32') this.#stream = fd === 1 ? process.stdout : process.stderr;
   }
 
   write(text: string): boolean {
