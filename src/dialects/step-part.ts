@@ -16,3 +16,12 @@ export function markFailedPart<T>(error: T, part: StepPart): T {
 export function failedPart(error: unknown): StepPart {
   return (typeof error === 'object' && error !== null && failedParts.get(error)) || 'statement';
 }
+
+/** Run one part of a step sent on its own, marking what it throws as that part's failure. */
+export async function inPart<T>(part: StepPart, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw markFailedPart(error, part);
+  }
+}

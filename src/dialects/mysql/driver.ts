@@ -5,7 +5,7 @@ import { MtoolError } from '../../errors.js';
 import { parseConnectionUrl, urlSecrets, type ConnectionUrl } from '../../net/connection-url.js';
 import type { ErrorContext } from '../driver-error.js';
 import { importDriver } from '../import-driver.js';
-import { markFailedPart } from '../step-part.js';
+import { inPart, markFailedPart } from '../step-part.js';
 import type { ConnectOptions, Connection, QueryResult, Row, StatementStep, StepPart } from '../types.js';
 import type { MysqlFlavour } from './flavour.js';
 import { MysqlError } from './mysql-error.js';
@@ -143,13 +143,7 @@ class MysqlConnection implements Connection {
     }
     // Never in the same message: the server goes on with a statement whose client has gone, and
     // a `migrate` killed during it must not have its transaction committed once it ends.
-    if (step.commit) {
-      try {
-        await this.query('COMMIT');
-      } catch (e) {
-        throw markFailedPart(e, 'commit');
-      }
-    }
+    if (step.commit) await inPart('commit', () => this.query('COMMIT'));
   }
 
   async begin(): Promise<void> {

@@ -5,7 +5,7 @@ import { MtoolError } from '../../errors.js';
 import { parseConnectionUrl, urlSecrets, type ConnectionUrl } from '../../net/connection-url.js';
 import type { ErrorContext } from '../driver-error.js';
 import { importDriver } from '../import-driver.js';
-import { markFailedPart } from '../step-part.js';
+import { inPart, markFailedPart } from '../step-part.js';
 import type { ConnectOptions, Connection, QueryResult, Row, StatementStep, StepPart } from '../types.js';
 import { PostgresError } from './postgres-error.js';
 import { postgresQuoting } from './quoting.js';
@@ -267,8 +267,8 @@ class PostgresConnection implements Connection {
       const started = performance.now();
       await this.query(step.sql);
       const ms = String(Math.round(performance.now() - started));
-      if (step.record) await this.#part('record', () => this.query(step.record!(ms)));
-      if (step.commit) await this.#part('commit', () => this.commit());
+      if (step.record) await inPart('record', () => this.query(step.record!(ms)));
+      if (step.commit) await inPart('commit', () => this.commit());
       return;
     }
     // Before the first BEGIN (a failing SET must not abort a transaction).
@@ -297,7 +297,7 @@ class PostgresConnection implements Connection {
       }
       throw markFailedPart(error, failed);
     }
-    if (commitAlone) await this.#part('commit', () => this.commit());
+    if (commitAlone) await inPart('commit', () => this.commit());
     else if (step.commit) this.#inTransaction = false;
   }
 
@@ -310,14 +310,6 @@ class PostgresConnection implements Connection {
       // PostgreSQL before 14 (unknown parameter), or a platform without the check.
       if (this.#broken) throw error;
       return false;
-    }
-  }
-
-  async #part(part: StepPart, run: () => Promise<unknown>): Promise<void> {
-    try {
-      await run();
-    } catch (error) {
-      throw markFailedPart(error, part);
     }
   }
 

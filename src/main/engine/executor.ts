@@ -219,7 +219,8 @@ export class Executor {
         let step: StatementStep | undefined;
         if (combine) {
           const last = i === statements.length - 1;
-          const before = Math.round(performance.now() - started);
+          // The client's part of the execution time: everything before the last statement's message.
+          const before = last ? Math.round(performance.now() - started) : 0;
           step = {
             sql: statement.text,
             begin: !begun,
