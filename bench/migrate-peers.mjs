@@ -4,8 +4,8 @@
 // own CLI sending the same statements in one go, on PostgreSQL, MariaDB and SQLite, in one run.
 //
 //   node bench/migrate-peers.mjs [--engines postgresql,mariadb,sqlite]
-//                                [--tools floor,dbmate,node-pg-migrate,knex,mtool,mtool-defer]
-//                                [--count 1000] [--reps 5] [--apply-reps 2] [--runs 1] [--timeout 120] [--keep] [--profile]
+//                                [--tools floor,floor-tracked,dbmate,node-pg-migrate,knex,mtool,mtool-defer]
+//                                [--count 1000] [--reps 9] [--apply-reps 3] [--runs 1] [--timeout 120] [--keep] [--profile]
 //
 // An apply slower than 30 s is not repeated; any command running longer than --timeout seconds is
 // killed and its tool gets an error row, so one pathological tool cannot hold the bench for long.
@@ -36,6 +36,7 @@ import { runChecked } from './peers/run-timed.mjs';
 import { summarize, printEngine } from './peers/report.mjs';
 import { formatProfile } from './peers/cpu-profile-summary.mjs';
 import floor from './peers/tools/floor.mjs';
+import floorTracked from './peers/tools/floor-tracked.mjs';
 import dbmate from './peers/tools/dbmate.mjs';
 import nodePgMigrate from './peers/tools/node-pg-migrate.mjs';
 import knex from './peers/tools/knex.mjs';
@@ -47,11 +48,11 @@ const workDir = join(benchDir, '.work');
 const { values: opts } = parseArgs({
   options: {
     engines: { type: 'string', default: 'postgresql,mariadb,sqlite' },
-    tools: { type: 'string', default: 'floor,dbmate,node-pg-migrate,knex,mtool,mtool-defer' },
+    tools: { type: 'string', default: 'floor,floor-tracked,dbmate,node-pg-migrate,knex,mtool,mtool-defer' },
     timeout: { type: 'string', default: '120' },
     count: { type: 'string', default: '1000' },
-    reps: { type: 'string', default: '5' },
-    'apply-reps': { type: 'string', default: '2' },
+    reps: { type: 'string', default: '9' },
+    'apply-reps': { type: 'string', default: '3' },
     runs: { type: 'string', default: '1' },
     keep: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
@@ -63,7 +64,7 @@ const applyReps = Number(opts['apply-reps']);
 const runs = Number(opts.runs);
 if (!Number.isInteger(runs) || runs < 1) fail(`--runs must be a positive integer, got ${opts.runs}`);
 const allEngines = { postgresql, mariadb, sqlite: sqlite(workDir) };
-const allTools = { floor, dbmate, 'node-pg-migrate': nodePgMigrate, knex, mtool, 'mtool-defer': mtoolDefer };
+const allTools = { floor, 'floor-tracked': floorTracked, dbmate, 'node-pg-migrate': nodePgMigrate, knex, mtool, 'mtool-defer': mtoolDefer };
 const timeoutMs = Number(opts.timeout) * 1000;
 /** An apply slower than this is not repeated: noise no longer matters and the bench stays short. */
 const REPEAT_BELOW_MS = 30_000;

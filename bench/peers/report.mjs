@@ -28,15 +28,15 @@ const ratio = (a, b) => (a === undefined || b === undefined ? '-' : `${(a / b).t
 export function printEngine(label, summary, { count, reps, applyReps }, print) {
   const floor = summary.floor?.apply;
   print(`\n${label}: ${count} migrations; apply median of ${applyReps}, no-op and status median of ${reps} (wall time per command)`);
-  print(`${pad('tool', 26)}${lpad('apply s', 9)}${lpad('vs floor', 10)}${lpad('no-op ms', 10)}${lpad('status ms', 11)}`);
+  print(`${pad('tool', 36)}${lpad('apply s', 9)}${lpad('vs floor', 10)}${lpad('no-op ms', 10)}${lpad('status ms', 11)}`);
   for (const [tool, s] of Object.entries(summary)) {
     const name = s.describe ? `${tool} (${s.describe})` : tool;
     if (s.error) {
-      print(`${pad(name, 26)}ERROR ${s.error.split('\n')[0].slice(0, 140)}`);
+      print(`${pad(name, 36)}ERROR ${s.error.split('\n')[0].slice(0, 140)}`);
       continue;
     }
     print(
-      `${pad(name, 26)}${lpad(sec(s.apply), 9)}${lpad(ratio(s.apply, floor), 10)}${lpad(msf(s.noop), 10)}${lpad(msf(s.status), 11)}`,
+      `${pad(name, 36)}${lpad(sec(s.apply), 9)}${lpad(ratio(s.apply, floor), 10)}${lpad(msf(s.noop), 10)}${lpad(msf(s.status), 11)}`,
     );
   }
   const peers = PEERS.filter((p) => summary[p] && !summary[p].error);

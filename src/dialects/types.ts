@@ -92,8 +92,8 @@ export interface Connection {
   send?(step: StatementStep): Promise<void>;
   /**
    * A reading statement's rows as arrays of values in select-list order, values as {@link query}
-   * gives them, where the driver can skip making an object per row (SQLite: a no-op `migrate`
-   * reads a thousand tracking rows). Absent: use query().
+   * gives them, where the driver can skip making an object per row (a no-op `migrate` reads a
+   * thousand tracking rows). One statement only. Absent: use query().
    */
   queryArrays?(sql: string): Promise<unknown[][]>;
   /**

@@ -1,11 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { disposeDialects, getDialect } from '../../src/dialects/index.js';
 import { sqliteDialect } from '../../src/dialects/sqlite/dialect.js';
 import type { Connection } from '../../src/dialects/types.js';
 import { TrackingStore } from '../../src/main/engine/tracking-store.js';
 import type { MigrationRecord } from '../../src/main/engine/types.js';
 import { connectTo } from '../support/databases.js';
+import { TARGETS, provision, targetReachable, type ProvisionedDatabase } from './support/targets.js';
 
-/** The same connection without `queryArrays`: the store reads objects through `query`, as on the other dialects. */
+/** The same connection without `queryArrays`: the store reads objects through `query`, as a driver without arrays does. */
 function withoutArrays(conn: Connection): Connection {
   return {
     type: conn.type,
@@ -54,7 +56,7 @@ describe('TrackingStore.records on SQLite', () => {
     // What planning reads: the same rows in the same order, four fields each, with or without arrays.
     const key = ({ filename, version, checksum, type }: MigrationRecord) => ({ filename, version, checksum, type });
     expect(await store.tracked()).toEqual(viaArrays.map(key));
-    expect(await new TrackingStore(withoutArrays(conn), sqliteDialect, await sqliteDialect.tracking(), '_mtool_migrations').tracked()).toEqual(viaObjects);
+    expect(await new TrackingStore(withoutArrays(conn), sqliteDialect, await sqliteDialect.tracking(), '_mtool_migrations').tracked()).toEqual(viaObjects.map(key));
   });
 
   it('gives queryArrays rows the values query gives, and wraps its errors', async () => {
@@ -68,3 +70,49 @@ describe('TrackingStore.records on SQLite', () => {
     await expect(conn.queryArrays!('SELECT nope FROM t')).rejects.toMatchObject({ code: 'MTOOL_DATABASE' });
   });
 });
+
+/**
+ * Planning reads only what it needs (`tracked`: filename, version, checksum, type), as arrays where
+ * the driver gives them: the same rows as the whole records on every dialect, and a driver's
+ * `queryArrays` gives the values its `query` gives.
+ */
+for (const target of TARGETS) {
+  const reachable = await targetReachable(target);
+  describe.skipIf(!reachable)(`TrackingStore.tracked on ${target.id}`, () => {
+    let db: ProvisionedDatabase;
+    let conn: Connection;
+    beforeEach(async () => {
+      db = await provision(target);
+      conn = await connectTo(target.type, db.url);
+    });
+    afterEach(async () => {
+      await conn.close();
+      await db.drop();
+    });
+    afterAll(() => disposeDialects());
+
+    it('reads the four planning fields of every record, in records order, with or without arrays', async () => {
+      const dialect = getDialect(target.type);
+      const store = new TrackingStore(conn, dialect, await dialect.tracking(), '_mtool_migrations');
+      await store.ensureTables();
+      for (const record of RECORDS) await store.insert({ ...record, executionMs: Math.min(record.executionMs, 1000) });
+      const key = ({ filename, version, checksum, type }: MigrationRecord) => ({ filename, version, checksum, type });
+      const records = await store.records();
+      expect(records.map((r) => r.filename)).toEqual(['app__0001_a.sql', 'app__0002_b.sql', 'RA__views.sql', 'ROC__funcs.sql']);
+      expect((await store.tracked()).map(key)).toEqual(records.map(key));
+      expect((await new TrackingStore(withoutArrays(conn), dialect, await dialect.tracking(), '_mtool_migrations').tracked()).map(key)).toEqual(records.map(key));
+    });
+
+    it.skipIf(target.type === 'clickhouse')('gives queryArrays rows the values query gives, and wraps its errors', async () => {
+      expect(conn.queryArrays).toBeTypeOf('function');
+      await conn.query('CREATE TABLE qa (a integer, b varchar(10), c decimal(10,2), d bigint)');
+      await conn.query("INSERT INTO qa VALUES (1, 'x', 1.50, 9007199254740993)");
+      await conn.query('INSERT INTO qa VALUES (2, NULL, -2.25, NULL)');
+      const { rows } = await conn.query('SELECT a, b, c, d FROM qa ORDER BY a');
+      const arrays = await conn.queryArrays!('SELECT a, b, c, d FROM qa ORDER BY a');
+      expect(arrays).toEqual(rows.map((r) => [r.a, r.b, r.c, r.d]));
+      expect(String(arrays[0]![3])).toBe('9007199254740993');
+      await expect(conn.queryArrays!('SELECT nope FROM qa')).rejects.toMatchObject({ code: 'MTOOL_DATABASE' });
+    });
+  });
+}

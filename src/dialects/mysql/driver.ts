@@ -110,6 +110,16 @@ class MysqlConnection implements Connection {
     }
   }
 
+  async queryArrays(sql: string): Promise<unknown[][]> {
+    const connection = this.#open();
+    try {
+      const [rows] = await connection.query({ sql, rowsAsArray: true });
+      return rows as unknown[][];
+    } catch (e) {
+      throw this.#wrap(e);
+    }
+  }
+
   /**
    * The step's parts as one multi-statement query: the server stops at the first failing
    * statement, and mysql2's count of the results before it names the part. The execution time

@@ -255,6 +255,16 @@ class PostgresConnection implements Connection {
     };
   }
 
+  async queryArrays(sql: string): Promise<unknown[][]> {
+    const client = this.#open();
+    try {
+      const result = (await client.query({ text: sql, rowMode: 'array' })) as unknown as PgResult;
+      return (result.rows ?? []) as unknown as unknown[][];
+    } catch (e) {
+      throw this.#wrap(e);
+    }
+  }
+
   async begin(): Promise<void> {
     await this.query('BEGIN');
     this.#inTransaction = true;

@@ -100,12 +100,18 @@ export class TrackingStore {
    * {@link records}' order, half the columns of a whole record (a no-op reads a thousand rows).
    */
   async tracked(): Promise<TrackedMigration[]> {
-    if (this.#sql.writeMode === 'append' || !this.#conn.queryArrays) return this.records();
-    const rows = await this.#conn.queryArrays(`SELECT filename, version, checksum, type FROM ${this.#dialect.quote.ident(this.#table)}`);
-    const tracked = new Array<TrackedMigration>(rows.length);
-    for (let i = 0; i < rows.length; i++) {
-      const v = rows[i]!;
-      tracked[i] = this.#tracked(v[0], v[1], v[2], v[3]);
+    if (this.#sql.writeMode === 'append') return this.records();
+    const sql = `SELECT filename, version, checksum, type FROM ${this.#dialect.quote.ident(this.#table)}`;
+    let tracked: TrackedMigration[];
+    if (this.#conn.queryArrays) {
+      const rows = await this.#conn.queryArrays(sql);
+      tracked = new Array<TrackedMigration>(rows.length);
+      for (let i = 0; i < rows.length; i++) {
+        const v = rows[i]!;
+        tracked[i] = this.#tracked(v[0], v[1], v[2], v[3]);
+      }
+    } else {
+      tracked = (await this.#conn.query(sql)).rows.map((r) => this.#tracked(r.filename, r.version, r.checksum, r.type));
     }
     return tracked.sort(compareRecords);
   }
