@@ -189,3 +189,45 @@ describe.skipIf(!existsSync(new URL('../../node_modules/chdb/package.json', impo
     expect((await engine.unlock(entry, ctx)).released).toBeNull();
   });
 });
+
+/**
+ * The migration folder is read while the connection opens and the lock is taken (engine.ts
+ * withFilesAndSession): a folder that cannot be loaded still fails the command with its own error,
+ * whether the database is reachable (the lock is then released) or not (the files' error wins).
+ */
+for (const target of TARGETS.filter((t) => t.type === 'sqlite' || t.type === 'postgresql' || t.type === 'mariadb')) {
+  const reachable = await targetReachable(target);
+  describe.skipIf(!reachable)(`a migration folder that cannot be loaded, on ${target.id}`, () => {
+    let root: string;
+    let db: ProvisionedDatabase;
+    beforeAll(async () => {
+      root = await tempRoot();
+      db = await provision(target);
+    });
+    afterAll(async () => {
+      await db.drop();
+      await rm(root, { recursive: true, force: true });
+    });
+
+    it('fails migrate, rollback and status with the file error and leaves the lock released', async () => {
+      const entry = testEntry(root, 'app', target.type, db.url);
+      const ctx = { root, log: logger };
+      await put(root, 'app__0001_a.sql', migration(['CREATE TABLE a (id integer)'], ['DROP TABLE a']));
+      await engine.migrate(entry, ctx);
+      await put(root, 'app__02_short.sql', migration(['CREATE TABLE b (id integer)']));
+      for (const run of [() => engine.migrate(entry, ctx), () => engine.rollback(entry, ctx, {}), () => engine.status(entry, ctx)]) {
+        await expect(run()).rejects.toMatchObject({ code: 'MTOOL_MIGRATION_FILE', message: expect.stringContaining('app__02_short.sql') });
+        expect((await engine.lockStatus(entry, ctx)).active).toBe(false);
+      }
+      expect((await engine.history(entry, ctx)).records.map((r) => r.filename)).toEqual(['app__0001_a.sql']);
+    });
+
+    it.skipIf(target.type === 'sqlite')('reports the file error, not the connection error, when the database is unreachable too', async () => {
+      const url = new URL(db.url);
+      url.port = '1';
+      const entry = testEntry(root, 'app', target.type, url.toString());
+      await expect(engine.migrate(entry, { root, log: logger })).rejects.toMatchObject({ code: 'MTOOL_MIGRATION_FILE' });
+      await expect(engine.status(entry, { root, log: logger })).rejects.toMatchObject({ code: 'MTOOL_MIGRATION_FILE' });
+    });
+  });
+}

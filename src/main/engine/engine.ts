@@ -44,14 +44,18 @@ async function readFiles(entry: DatabaseEntry): Promise<MigrationFile[]> {
 }
 
 /**
- * Read the migration folder while the connection opens (the two waits overlap), then run `fn`.
- * A problem with the files wins over one with the connection, as when they were read first.
+ * Open the connection and run `fn` while the migration folder is read: `fn` gets the files as a
+ * promise and awaits it where it first needs them (planning), so reading the files overlaps the
+ * connection's opening, the tracking-table check, the lock and the tracking read, which mostly
+ * wait for the database (the folder is read in slices that give their answers a turn).
+ * A problem with the files wins over one with the connection or the lock, as when they were read
+ * first; the lock, if taken, is released before it is thrown.
  */
-async function withFilesAndSession<T>(entry: DatabaseEntry, ctx: EngineContext, fn: (session: DatabaseSession, files: MigrationFile[]) => Promise<T>): Promise<T> {
+async function withFilesAndSession<T>(entry: DatabaseEntry, ctx: EngineContext, fn: (session: DatabaseSession, files: Promise<MigrationFile[]>) => Promise<T>): Promise<T> {
   const reading = readFiles(entry);
   reading.catch(() => undefined); // awaited below on every path
   try {
-    return await withSession(entry, ctx.root, ctx.log, async (session) => fn(session, await reading));
+    return await withSession(entry, ctx.root, ctx.log, (session) => fn(session, reading));
   } catch (error) {
     await reading;
     throw error;
@@ -91,12 +95,12 @@ function executor(
  */
 export async function migrate(entry: DatabaseEntry, ctx: EngineContext, options: MigrateOptions = {}): Promise<RunResult> {
   const started = performance.now();
-  return withFilesAndSession(entry, ctx, async (session, files) => {
-    if (options.dryRun) return dryRun(session, files, options, started);
+  return withFilesAndSession(entry, ctx, async (session, reading) => {
+    if (options.dryRun) return dryRun(session, await reading, options, started);
     // Read and planned once, under the lock: first to tell withLock whether anything will run.
     let planned: Promise<{ records: TrackedMigration[]; plan: MigratePlan }> | undefined;
     const planOnce = () =>
-      (planned ??= session.store.tracked().then((records) => {
+      (planned ??= Promise.all([session.store.tracked(), reading]).then(([records, files]) => {
         verifyApplied(files, records, entry.name);
         return { records, plan: planMigrate(files, records, entry.name, options) };
       }));
@@ -183,9 +187,9 @@ export interface RollbackOptions {
 export async function rollback(entry: DatabaseEntry, ctx: EngineContext, options: RollbackOptions = {}): Promise<RunResult> {
   const started = performance.now();
   const command = options.command ?? 'rollback';
-  return withFilesAndSession(entry, ctx, async (session, files) =>
+  return withFilesAndSession(entry, ctx, async (session, reading) =>
     withLock(session, options.commandLine ?? command, ctx.run, async () => {
-      const records = await session.store.records();
+      const [records, files] = await Promise.all([session.store.records(), reading]);
       verifyApplied(files, records, entry.name);
       const planOptions: RollbackPlanOptions = { count: options.count, toVersion: options.toVersion, requireApplied: command === 'downgrade' };
       const steps = planRollback(files, records, entry.name, planOptions);
@@ -217,8 +221,8 @@ async function readRecords(session: DatabaseSession): Promise<MigrationRecord[]>
  * @throws ChecksumMismatchError when an applied versioned file changed (spec: blocks status).
  */
 export async function status(entry: DatabaseEntry, ctx: EngineContext): Promise<StatusResult> {
-  return withFilesAndSession(entry, ctx, async (session, files) => {
-    const records = await readRecords(session);
+  return withFilesAndSession(entry, ctx, async (session, reading) => {
+    const [records, files] = await Promise.all([readRecords(session), reading]);
     verifyApplied(files, records, entry.name);
     const entries = statusEntries(files, records);
     // Applied files were parsed when they ran (and their checksum still matches); validate the rest.

@@ -51,7 +51,7 @@ export async function loadMigrations(dir: string, options: LoadMigrationsOptions
   // The folder path once, then plain concatenation: path.join per file normalises the same
   // prefix a thousand times (a few ms of a no-op run).
   const prefix = join(dir, sep);
-  const folder = readFolder(prefix, filenames, options);
+  const folder = await readFolder(prefix, filenames, options);
   const contents = (): Buffer[] => filenames.map((_, i) => folder.content(i));
   if (poolAllowed && folder.bytes.length >= threshold.bytes) {
     const { parseInPool } = await import('../../workers/parse-pool.js');
@@ -82,7 +82,14 @@ interface Folder {
 /** readFileSync's options as an object: given as a string they are copied into a new object on every call. */
 const UTF8 = { encoding: 'utf8', flag: 'r' } as const;
 
-function readFolder(prefix: string, filenames: readonly string[], options: LoadMigrationsOptions): Folder {
+/**
+ * How many files are read between two turns of the event loop: the folder is read while the
+ * database connection opens and the lock is taken, and those need the main thread for a moment
+ * at each answer. 64 small files take about a millisecond.
+ */
+const FILES_PER_TURN = 64;
+
+async function readFolder(prefix: string, filenames: readonly string[], options: LoadMigrationsOptions): Promise<Folder> {
   let bytes = Buffer.allocUnsafe(64 * 1024);
   // File i's bytes are bytes[offsets[i], offsets[i + 1]).
   const offsets = new Float64Array(filenames.length + 1);
@@ -90,6 +97,7 @@ function readFolder(prefix: string, filenames: readonly string[], options: LoadM
   const index = new Map<string, number>();
   let length = 0;
   for (let i = 0; i < filenames.length; i++) {
+    if (i > 0 && i % FILES_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
     const path = prefix + filenames[i];
     // Read as UTF-8 text: one call into the native side for the whole file (open, fstat, read,
     // close, decode), where reading to a Buffer crosses into JavaScript for each system call
