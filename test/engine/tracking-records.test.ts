@@ -3,7 +3,7 @@ import { disposeDialects, getDialect } from '../../src/dialects/index.js';
 import { sqliteDialect } from '../../src/dialects/sqlite/dialect.js';
 import type { Connection } from '../../src/dialects/types.js';
 import { TrackingStore } from '../../src/main/engine/tracking-store.js';
-import type { MigrationRecord } from '../../src/main/engine/types.js';
+import type { MigrationRecord, TrackedMigration } from '../../src/main/engine/types.js';
 import { connectTo } from '../support/databases.js';
 import { TARGETS, provision, targetReachable, type ProvisionedDatabase } from './support/targets.js';
 
@@ -96,7 +96,7 @@ for (const target of TARGETS) {
       const store = new TrackingStore(conn, dialect, await dialect.tracking(), '_mtool_migrations');
       await store.ensureTables();
       for (const record of RECORDS) await store.insert({ ...record, executionMs: Math.min(record.executionMs, 1000) });
-      const key = ({ filename, version, checksum, type }: MigrationRecord) => ({ filename, version, checksum, type });
+      const key = ({ filename, version, checksum, type }: TrackedMigration) => ({ filename, version, checksum, type });
       const records = await store.records();
       expect(records.map((r) => r.filename)).toEqual(['app__0001_a.sql', 'app__0002_b.sql', 'RA__views.sql', 'ROC__funcs.sql']);
       expect((await store.tracked()).map(key)).toEqual(records.map(key));
