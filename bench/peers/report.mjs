@@ -19,6 +19,8 @@ export function summarize(rows) {
 }
 
 const pad = (s, n) => String(s).padEnd(n);
+/** Width of the tool column (the longest row: `floor-tracked (mariadb, + a row each)`). */
+const TOOL_WIDTH = 36;
 const lpad = (s, n) => String(s).padStart(n);
 const sec = (ms) => (ms === undefined ? '-' : (ms / 1000).toFixed(2));
 const msf = (ms) => (ms === undefined ? '-' : ms < 100 ? ms.toFixed(1) : ms.toFixed(0));
@@ -28,15 +30,15 @@ const ratio = (a, b) => (a === undefined || b === undefined ? '-' : `${(a / b).t
 export function printEngine(label, summary, { count, reps, applyReps }, print) {
   const floor = summary.floor?.apply;
   print(`\n${label}: ${count} migrations; apply median of ${applyReps}, no-op and status median of ${reps} (wall time per command)`);
-  print(`${pad('tool', 36)}${lpad('apply s', 9)}${lpad('vs floor', 10)}${lpad('no-op ms', 10)}${lpad('status ms', 11)}`);
+  print(`${pad('tool', TOOL_WIDTH)}${lpad('apply s', 9)}${lpad('vs floor', 10)}${lpad('no-op ms', 10)}${lpad('status ms', 11)}`);
   for (const [tool, s] of Object.entries(summary)) {
     const name = s.describe ? `${tool} (${s.describe})` : tool;
     if (s.error) {
-      print(`${pad(name, 36)}ERROR ${s.error.split('\n')[0].slice(0, 140)}`);
+      print(`${pad(name, TOOL_WIDTH)}ERROR ${s.error.split('\n')[0].slice(0, 140)}`);
       continue;
     }
     print(
-      `${pad(name, 36)}${lpad(sec(s.apply), 9)}${lpad(ratio(s.apply, floor), 10)}${lpad(msf(s.noop), 10)}${lpad(msf(s.status), 11)}`,
+      `${pad(name, TOOL_WIDTH)}${lpad(sec(s.apply), 9)}${lpad(ratio(s.apply, floor), 10)}${lpad(msf(s.noop), 10)}${lpad(msf(s.status), 11)}`,
     );
   }
   const peers = PEERS.filter((p) => summary[p] && !summary[p].error);

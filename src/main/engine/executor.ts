@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { setImmediate as nextImmediate } from 'node:timers/promises';
 import { failedPart } from '../../dialects/step-part.js';
 import type { Connection, Dialect, ServerVersion, StatementStep } from '../../dialects/types.js';
 import { MtoolError } from '../../errors.js';
@@ -42,7 +43,6 @@ interface GroupMember extends AppliedMigration {
 /** The one savepoint name: each migration releases it before the next takes it. */
 const SAVEPOINT = 'mtool_migration';
 
-const nextImmediate = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 /**
  * Give a pending SIGINT/SIGTERM its turn. Signals are delivered in the loop's poll phase; one
  * setImmediate queued from a poll-phase callback (file I/O, a dynamic import) runs in the same

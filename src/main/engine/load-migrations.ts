@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, sep } from 'node:path';
+import { setImmediate as nextImmediate } from 'node:timers/promises';
 import type { SplitDialect } from '../../dialects/types.js';
 import { checksumOf, parseMigrationFile, type MigrationFile, type MigrationFileInput } from '../../parser/migration-file.js';
 import { scanMigrationNames, type MigrationFileName } from '../migrations/read-directory.js';
@@ -97,7 +98,7 @@ async function readFolder(prefix: string, filenames: readonly string[], options:
   const index = new Map<string, number>();
   let length = 0;
   for (let i = 0; i < filenames.length; i++) {
-    if (i > 0 && i % FILES_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
+    if (i > 0 && i % FILES_PER_TURN === 0) await nextImmediate();
     const path = prefix + filenames[i];
     // Read as UTF-8 text: one call into the native side for the whole file (open, fstat, read,
     // close, decode), where reading to a Buffer crosses into JavaScript for each system call
