@@ -208,7 +208,10 @@ export function parseConnectionUrl(url: string, type: DatabaseType, databaseName
     const target = parseChdbUrl(url, '.', databaseName);
     return { type, scheme: 'chdb', chdbPath: target.path === ':memory:' ? ':memory:' : decodeURIComponent(url.trim().replace(/^chdb:\/\/\//i, '')), clickhouse: {} };
   }
-  const ambiguous = parts.userinfo === undefined && (parts.query ?? '').includes('@');
+  // A raw '@' after the authority means a reserved character may have cut the user-info short
+  // (`user:@?secret@host`: the authority ends at the '?'), with or without an '@' before it, so a
+  // piece of the password may sit in the path or query: an error about them must not echo it.
+  const ambiguous = (parts.query ?? '').includes('@') || (type !== 'sqlite' && parts.path.includes('@'));
   try {
     return parseParts(parts, type, databaseName);
   } catch (e) {

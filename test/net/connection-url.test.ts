@@ -195,6 +195,9 @@ describe('parseConnectionUrl never puts a password in its message', () => {
     'postgresql://app:ss9876@h:port/db',
     'postgresql://app:ss9876@h/db?sslmode=nope',
     'postgresql://app:%ZZss9876@h/db',
+    // An '@' before the reserved character: the user-info ends early yet looks complete.
+    'postgresql://app:@?ss9876@?@h:5432/db?sslmode=bogus',
+    'postgresql://app:x@y/ss9876@h:5432/db?sslmode=bogus',
   ])('%s', (url) => {
     const e = urlError(url, 'postgresql');
     expect(e.message).not.toMatch(/ss9876|pa\/|pa\?/);
