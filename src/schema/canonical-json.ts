@@ -144,7 +144,11 @@ class Canonicalizer {
         if (item === undefined) continue;
         if (!this.handWritten && isArrayIndex(key)) this.handWritten = true;
         this.#path.push(key);
-        out[key] = this.value(item);
+        // Assigning `__proto__` (a table may have that name) would set the copy's prototype and
+        // drop the member; it is defined as an own member like any other key. (A prototype-less
+        // copy would avoid the test but halves JSON.stringify's speed: such objects are slow-mode.)
+        if (key === '__proto__') Object.defineProperty(out, key, { value: this.value(item), enumerable: true, writable: true, configurable: true });
+        else out[key] = this.value(item);
         this.#path.pop();
       }
       return out;

@@ -74,6 +74,14 @@ describe('canonicalJson gives the same bytes for the same content', () => {
     expect(canonicalJson({ a: schema }, new Map([[schema, '"stale"\n']]))).toBe('{\n  "a": "stale"\n}\n');
   });
 
+  it('keeps a __proto__ key as a member', () => {
+    const value = JSON.parse('{"b": 1, "__proto__": {"x": null}}') as unknown;
+    expect(canonicalJson(value)).toBe('{\n  "__proto__": {\n    "x": null\n  },\n  "b": 1\n}\n');
+    expect(canonicalJsonCompact(value)).toBe('{"__proto__":{"x":null},"b":1}');
+    // With an array-index key the copy is written by hand: the same member.
+    expect(canonicalJsonCompact(JSON.parse('{"2": 1, "__proto__": 3}'))).toBe('{"2":1,"__proto__":3}');
+  });
+
   it('matches JSON.stringify layout and round-trips', () => {
     fc.assert(
       fc.property(fc.jsonValue(), (value) => {
