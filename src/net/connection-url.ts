@@ -202,16 +202,24 @@ export function parseConnectionUrl(url: string, type: DatabaseType, databaseName
     "the connection URL's user or password seems to contain a reserved character ('/', '?', '#' or '@'); percent-encode it (e.g. '/' as %2F, '?' as %3F, '@' as %40)",
     databaseName,
   );
-  if (parts.userinfo === undefined && type !== 'sqlite' && parts.path.includes('@')) throw reservedInCredentials;
   if (parts.scheme === 'chdb') {
     // In-process ClickHouse (npm package chdb): shaped like SQLite, validated by its dialect.
     const target = parseChdbUrl(url, '.', databaseName);
     return { type, scheme: 'chdb', chdbPath: target.path === ':memory:' ? ':memory:' : decodeURIComponent(url.trim().replace(/^chdb:\/\/\//i, '')), clickhouse: {} };
   }
-  // A raw '@' after the authority means a reserved character may have cut the user-info short
+  // A raw '@' in the database name is refused: `user:x@y/secret@host` reads as host 'y' and
+  // database 'secret@host', a piece of the password that later messages (connection errors, the
+  // settings listing) would show. A database name that really holds an '@' is written as %40.
+  if (type !== 'sqlite' && parts.path.includes('@')) {
+    throw urlError(
+      "the connection URL's database name holds a raw '@': if the user or password contains a reserved character ('/', '?', '#' or '@'), percent-encode it (e.g. '/' as %2F, '@' as %40); a database name with an '@' is written with %40",
+      databaseName,
+    );
+  }
+  // A raw '@' in the query means a reserved character may have cut the user-info short
   // (`user:@?secret@host`: the authority ends at the '?'), with or without an '@' before it, so a
-  // piece of the password may sit in the path or query: an error about them must not echo it.
-  const ambiguous = (parts.query ?? '').includes('@') || (type !== 'sqlite' && parts.path.includes('@'));
+  // piece of the password may sit in the query: an error about it must not echo it.
+  const ambiguous = (parts.query ?? '').includes('@');
   try {
     return parseParts(parts, type, databaseName);
   } catch (e) {

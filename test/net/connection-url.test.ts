@@ -186,6 +186,25 @@ describe('parseConnectionUrl: ClickHouse', () => {
   });
 });
 
+describe('an @ in the database name', () => {
+  it('is refused raw, naming the fix, and read from %40', () => {
+    for (const [url, type] of [
+      ['postgresql://app@h/a@b', 'postgresql'],
+      ['mariadb://root@h:3306/a@b', 'mariadb'],
+      ['http://h:8123/a@b', 'clickhouse'],
+    ] as const) {
+      expect(urlError(url, type).message).toContain("database name holds a raw '@'");
+      expect(urlError(url, type).message).toContain('%40');
+    }
+    expect(parseConnectionUrl('postgresql://app@h/a%40b', 'postgresql').database).toBe('a@b');
+    expect(parseConnectionUrl('mysql://app:x%2Fy%40z@h/shop', 'mysql')).toMatchObject({ password: 'x/y@z', host: 'h', database: 'shop' });
+  });
+
+  it('is a file name on SQLite', () => {
+    expect(parseConnectionUrl('sqlite:///data/a@b.db', 'sqlite').sqlitePath).toBe('data/a@b.db');
+  });
+});
+
 describe('parseConnectionUrl never puts a password in its message', () => {
   it.each([
     'postgresql://app:pa/ss9876@h/db',
@@ -198,8 +217,13 @@ describe('parseConnectionUrl never puts a password in its message', () => {
     // An '@' before the reserved character: the user-info ends early yet looks complete.
     'postgresql://app:@?ss9876@?@h:5432/db?sslmode=bogus',
     'postgresql://app:x@y/ss9876@h:5432/db?sslmode=bogus',
+    // The password's '/' then '@' with no '/' after the host: it would read as database 'ss9876@h'.
+    'postgresql://app:x@y/ss9876@h',
+    'mysql://app:x/ss9876@h',
+    'http://default:x@y/ss9876@h',
   ])('%s', (url) => {
-    const e = urlError(url, 'postgresql');
+    const type = url.startsWith('mysql') ? 'mysql' : url.startsWith('http') ? 'clickhouse' : 'postgresql';
+    const e = urlError(url, type);
     expect(e.message).not.toMatch(/ss9876|pa\/|pa\?/);
   });
 
