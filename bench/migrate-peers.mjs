@@ -24,7 +24,10 @@
 // the run before it (a default mtool run leaves ~250 MB of snapshot files to write back). To
 // flush InnoDB the bench sets `innodb_max_dirty_pages_pct` (and its low-water mark) to 0 for a
 // moment and puts the server's values back; a bench killed in that moment leaves them at 0. After each apply the bench counts
-// the t_* tables and the tracking rows, so a tool cannot pass by doing less. Exit code 1 when a
+// the t_* tables and the tracking rows, so a tool cannot pass by doing less. On PostgreSQL and
+// MariaDB the `syncs/mig` column counts the server's flushes to disk during the apply, per
+// migration (pg_stat_wal.wal_sync; Innodb_data_fsyncs): the durable work each tool asked for,
+// which, unlike the times, does not move with this VM's disk. Exit code 1 when a
 // target is missed or a tool failed.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, hostname, loadavg } from 'node:os';
@@ -89,7 +92,7 @@ const runId = Math.random().toString(36).slice(2, 8);
 async function measureEngine(engine, engineTools, run = 1) {
   const states = engineTools.map((tool) => ({
     tool,
-    row: { applyMs: [], noopMs: [], statusMs: [], describe: tool.describe?.[engine.id] },
+    row: { applyMs: [], syncs: [], noopMs: [], statusMs: [], describe: tool.describe?.[engine.id] },
     dir: join(workDir, engine.id, tool.name),
     dbName: `mb_${tool.name.replace(/\W/g, '_')}_${runId}${run > 1 ? `_${run}` : ''}`,
     db: undefined,
@@ -127,9 +130,12 @@ async function measureEngine(engine, engineTools, run = 1) {
         }
         state.tool.reset?.({ dir: state.dir });
         await engine.settle();
+        const syncsBefore = await engine.syncs?.();
         const applied = await runChecked(state.commands.apply, `${state.tool.name} apply`, timeoutMs);
+        const syncsAfter = await engine.syncs?.();
         await verify(state, 'after apply');
         state.row.applyMs.push(applied.ms);
+        if (syncsBefore !== undefined && syncsAfter !== undefined) state.row.syncs.push((syncsAfter - syncsBefore) / count);
         log(`  ${state.tool.name}: apply ${(applied.ms / 1000).toFixed(2)} s`);
       });
     }

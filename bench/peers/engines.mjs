@@ -1,5 +1,7 @@
 // The three database engines the peer bench runs on: how to make a fresh database, drop it,
-// and count what a tool left behind (so a tool that "succeeds" without applying is caught).
+// and count what a tool left behind (so a tool that "succeeds" without applying is caught);
+// for the servers, how many times they have flushed to disk so far (`syncs`), which tells a
+// tool's durable work apart from this VM's noisy disk: a count does not move with the disk's speed.
 // Admin work uses the Node drivers mtool already depends on; it is never inside a timed span.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
@@ -45,6 +47,20 @@ export const postgresql = {
   async settle() {
     await pgAdmin('CHECKPOINT');
     syncDisk();
+  },
+  /** WAL flushes to disk so far, server-wide (pg_stat_wal, PostgreSQL 14 and later; undefined before). */
+  async syncs() {
+    const pg = (await import('pg')).default;
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    try {
+      const { rows } = await client.query("SELECT wal_sync::bigint::text AS n FROM pg_stat_wal");
+      return Number(rows[0].n);
+    } catch {
+      return undefined;
+    } finally {
+      await client.end();
+    }
   },
   server: () => new URL(PG_URL),
 };
@@ -96,6 +112,11 @@ export const mariadb = {
       await mysqlAdmin(undefined, `SET GLOBAL innodb_max_dirty_pages_pct = ${Number(saved[0].pct)}, GLOBAL innodb_max_dirty_pages_pct_lwm = ${Number(saved[0].lwm)}`);
     }
     syncDisk();
+  },
+  /** InnoDB's fsync calls so far, server-wide (redo log and data files). */
+  async syncs() {
+    const [row] = await mysqlAdmin(undefined, "SELECT VARIABLE_VALUE AS n FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'INNODB_DATA_FSYNCS'");
+    return row ? Number(row.n) : undefined;
   },
   server: () => new URL(MYSQL_URL),
 };
