@@ -5,7 +5,7 @@
 //
 //   node bench/migrate-peers.mjs [--engines postgresql,mariadb,sqlite]
 //                                [--tools floor,floor-tracked,dbmate,node-pg-migrate,knex,mtool,mtool-defer]
-//                                [--count 1000] [--reps 9] [--apply-reps 3] [--runs 1] [--timeout 120] [--keep] [--profile]
+//                                [--count 1000] [--reps 9] [--apply-reps 3] [--runs 1] [--timeout 120] [--keep] [--profile] [--cpu]
 //
 // An apply slower than 30 s is not repeated; any command running longer than --timeout seconds is
 // killed and its tool gets an error row, so one pathological tool cannot hold the bench for long.
@@ -13,6 +13,10 @@
 // --runs N: the whole bench N times over, each run's tables and targets as usual, then how many
 // runs met each target (this VM's speed moves by up to 2x within minutes, so one run can land a
 // target that is met by 5-15 % on either side).
+//
+// --cpu: also the CPU time (user + system) of each apply's process tree, the `cpu s` column: the
+// client's own work, which moves less with this VM's disk than the wall time does. Each command
+// then runs under bash (its `times`), which adds a few ms of bash start-up to every wall time.
 //
 // --profile: after the measured runs, one more mtool apply on a fresh database and one no-op run,
 // under `node --cpu-prof`, and the top costs of each (profiles kept in bench/.work/profiles).
@@ -59,6 +63,7 @@ const { values: opts } = parseArgs({
     runs: { type: 'string', default: '1' },
     keep: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
+    cpu: { type: 'boolean', default: false },
   },
 });
 const count = Number(opts.count);
@@ -92,7 +97,7 @@ const runId = Math.random().toString(36).slice(2, 8);
 async function measureEngine(engine, engineTools, run = 1) {
   const states = engineTools.map((tool) => ({
     tool,
-    row: { applyMs: [], syncs: [], noopMs: [], statusMs: [], describe: tool.describe?.[engine.id] },
+    row: { applyMs: [], applyCpuMs: [], syncs: [], noopMs: [], statusMs: [], describe: tool.describe?.[engine.id] },
     dir: join(workDir, engine.id, tool.name),
     dbName: `mb_${tool.name.replace(/\W/g, '_')}_${runId}${run > 1 ? `_${run}` : ''}`,
     db: undefined,
@@ -131,10 +136,11 @@ async function measureEngine(engine, engineTools, run = 1) {
         state.tool.reset?.({ dir: state.dir });
         await engine.settle();
         const syncsBefore = await engine.syncs?.();
-        const applied = await runChecked(state.commands.apply, `${state.tool.name} apply`, timeoutMs);
+        const applied = await runChecked(state.commands.apply, `${state.tool.name} apply`, timeoutMs, { cpu: opts.cpu });
         const syncsAfter = await engine.syncs?.();
         await verify(state, 'after apply');
         state.row.applyMs.push(applied.ms);
+        if (applied.cpuMs !== undefined) state.row.applyCpuMs.push(applied.cpuMs);
         if (syncsBefore !== undefined && syncsAfter !== undefined) state.row.syncs.push((syncsAfter - syncsBefore) / count);
         log(`  ${state.tool.name}: apply ${(applied.ms / 1000).toFixed(2)} s`);
       });
@@ -146,7 +152,7 @@ async function measureEngine(engine, engineTools, run = 1) {
         const command = state.commands?.[kind];
         if (!command) continue;
         await attempt(state, kind, async () => {
-          state.row[`${kind}Ms`].push((await runChecked(command, `${state.tool.name} ${kind}`, timeoutMs)).ms);
+          state.row[`${kind}Ms`].push((await runChecked(command, `${state.tool.name} ${kind}`, timeoutMs, { cpu: opts.cpu })).ms);
         });
       }
     }

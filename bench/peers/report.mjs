@@ -3,12 +3,13 @@ import { median } from './run-timed.mjs';
 
 const PEERS = ['dbmate', 'node-pg-migrate', 'knex'];
 
-/** @param {Record<string, {applyMs:number[], syncs:number[], noopMs:number[], statusMs:number[], error?:string, describe?:string}>} rows */
+/** @param {Record<string, {applyMs:number[], applyCpuMs?:number[], syncs:number[], noopMs:number[], statusMs:number[], error?:string, describe?:string}>} rows */
 export function summarize(rows) {
   const out = {};
   for (const [tool, r] of Object.entries(rows)) {
     out[tool] = {
       apply: r.applyMs.length ? median(r.applyMs) : undefined,
+      applyCpu: r.applyCpuMs?.length ? median(r.applyCpuMs) : undefined,
       syncs: r.syncs?.length ? median(r.syncs) : undefined,
       noop: r.noopMs.length ? median(r.noopMs) : undefined,
       status: r.statusMs.length ? median(r.statusMs) : undefined,
@@ -31,7 +32,9 @@ const ratio = (a, b) => (a === undefined || b === undefined ? '-' : `${(a / b).t
 export function printEngine(label, summary, { count, reps, applyReps }, print) {
   const floor = summary.floor?.apply;
   print(`\n${label}: ${count} migrations; apply median of ${applyReps}, no-op and status median of ${reps} (wall time per command)`);
-  print(`${pad('tool', TOOL_WIDTH)}${lpad('apply s', 9)}${lpad('vs floor', 10)}${lpad('syncs/mig', 11)}${lpad('no-op ms', 10)}${lpad('status ms', 11)}`);
+  const cpu = Object.values(summary).some((s) => s.applyCpu !== undefined);
+  const cpuCell = (s) => (cpu ? lpad(sec(s.applyCpu), 8) : '');
+  print(`${pad('tool', TOOL_WIDTH)}${lpad('apply s', 9)}${cpu ? lpad('cpu s', 8) : ''}${lpad('vs floor', 10)}${lpad('syncs/mig', 11)}${lpad('no-op ms', 10)}${lpad('status ms', 11)}`);
   for (const [tool, s] of Object.entries(summary)) {
     const name = s.describe ? `${tool} (${s.describe})` : tool;
     if (s.error) {
@@ -39,7 +42,7 @@ export function printEngine(label, summary, { count, reps, applyReps }, print) {
       continue;
     }
     print(
-      `${pad(name, TOOL_WIDTH)}${lpad(sec(s.apply), 9)}${lpad(ratio(s.apply, floor), 10)}${lpad(s.syncs === undefined ? '-' : s.syncs.toFixed(2), 11)}${lpad(msf(s.noop), 10)}${lpad(msf(s.status), 11)}`,
+      `${pad(name, TOOL_WIDTH)}${lpad(sec(s.apply), 9)}${cpuCell(s)}${lpad(ratio(s.apply, floor), 10)}${lpad(s.syncs === undefined ? '-' : s.syncs.toFixed(2), 11)}${lpad(msf(s.noop), 10)}${lpad(msf(s.status), 11)}`,
     );
   }
   const peers = PEERS.filter((p) => summary[p] && !summary[p].error);
