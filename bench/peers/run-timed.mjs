@@ -15,7 +15,7 @@ const TIMES_LINE = /(?:^|\n)(\d+)m([\d.]+)s (\d+)m([\d.]+)s\n?$/;
 /**
  * @typedef {{ cmd: string, args: string[], cwd: string, env?: Record<string,string>, stdinFile?: string }} Command
  * @param {Command} command
- * @param {number} [timeoutMs] kill the child (SIGKILL, its whole process group) after this long
+ * @param {number} [timeoutMs] kill the child (SIGKILL; with `cpu`, its whole process group) after this long
  * @param {{ cpu?: boolean }} [options] `cpu`: also measure the CPU time (user + system) of the
  *   command and its children, in `cpuMs`
  * @returns {Promise<{ ms: number, cpuMs?: number, code: number|null, stdout: string, stderr: string, timedOut: boolean }>}
@@ -29,17 +29,15 @@ export function runTimed(command, timeoutMs, options = {}) {
       cwd: command.cwd,
       env: { ...process.env, ...command.env },
       stdio: [stdin, 'pipe', 'pipe'],
-      detached: true,
+      // Under bash, a timeout must kill the command too, not only bash: give them a group of their own.
+      detached: options.cpu === true,
     });
     let timedOut = false;
     const timer = timeoutMs
       ? setTimeout(() => {
           timedOut = true;
-          try {
-            process.kill(-child.pid, 'SIGKILL');
-          } catch {
-            child.kill('SIGKILL');
-          }
+          if (options.cpu) process.kill(-child.pid, 'SIGKILL');
+          else child.kill('SIGKILL');
         }, timeoutMs)
       : undefined;
     const out = [];
