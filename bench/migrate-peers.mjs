@@ -39,7 +39,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { postgresql, mariadb, sqlite } from './peers/engines.mjs';
-import { runChecked } from './peers/run-timed.mjs';
+import { median, runChecked } from './peers/run-timed.mjs';
 import { summarize, printEngine } from './peers/report.mjs';
 import { formatProfile } from './peers/cpu-profile-summary.mjs';
 import floor from './peers/tools/floor.mjs';
@@ -194,6 +194,10 @@ async function profileMtool(engine, state) {
 const profileLines = [];
 const started = Date.now();
 const startLoad = loadavg().map((l) => l.toFixed(1)).join(' ');
+// What every Node tool's wall time starts with on this machine (NODE_EXTRA_CA_CERTS alone can add
+// ~40 ms): the part of a no-op neither mtool nor knex can change, which pulls their ratio toward 1.
+const nodeStartMs = [];
+for (let i = 0; i < 9; i++) nodeStartMs.push((await runChecked({ cmd: process.execPath, args: ['-e', '0'], cwd: benchDir }, 'node -e 0', timeoutMs)).ms);
 const runResults = [];
 const targetLines = [];
 for (let run = 1; run <= runs; run++) {
@@ -224,6 +228,7 @@ if (runs === 1) {
 const seconds = ((Date.now() - started) / 1000).toFixed(0);
 const load = loadavg().map((l) => l.toFixed(1)).join(' ');
 print(`\n${new Date().toISOString()} on ${hostname()}, ${cpus().length} cores, Node ${process.version}; bench took ${seconds} s; load average at start ${startLoad}, at end ${load}`);
+print(`node -e 0 (every Node tool's start-up, in each no-op above): median ${median(nodeStartMs).toFixed(1)} ms${process.env.NODE_EXTRA_CA_CERTS ? ', with NODE_EXTRA_CA_CERTS set' : ''}`);
 
 mkdirSync(join(benchDir, 'results'), { recursive: true });
 const resultFile = join(benchDir, 'results', `migrate-peers-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
