@@ -79,3 +79,22 @@ describe('normalizeType maps native types to the spec normalized set', () => {
     expect(normalizeType(native, 'clickhouse')).toMatchObject(expected);
   });
 });
+
+describe('normalizeType remembers what it normalized', () => {
+  it('gives the same answer again, as a copy the caller may change', () => {
+    const first = normalizeType("enum('a','b')", 'mysql');
+    first.enum_values!.push('changed');
+    first.type = 'text';
+    const again = normalizeType("enum('a','b')", 'mysql');
+    expect(again).toEqual({ type: 'enum', enum_values: ['a', 'b'], native: "enum('a','b')" });
+    expect(again).not.toBe(normalizeType("enum('a','b')", 'mysql'));
+  });
+
+  it('keeps dialects and enum names apart', () => {
+    expect(normalizeType('mood', 'postgresql', { enums: ['mood'] })).toMatchObject({ type: 'enum', native: 'mood' });
+    expect(normalizeType('mood', 'postgresql')).toMatchObject({ type: 'mood', raw: true });
+    expect(normalizeType('mood', 'postgresql', { enums: ['mood'] })).toMatchObject({ type: 'enum' });
+    expect(normalizeType('text', 'sqlite').native).toBe('TEXT');
+    expect(normalizeType('text', 'postgresql').native).toBe('text');
+  });
+});
