@@ -143,6 +143,25 @@ export async function conformanceSuite(target: EngineTarget): Promise<void> {
       expect(result.code, explain(result)).toBe(0);
     });
 
+    it('downgrades past a placeholder migration of no statements, removing only its record', async () => {
+      await project.write('app__0004_placeholder.sql', '-- upgrade\n-- keeps the numbering; changes nothing\n');
+      try {
+        let result = await project.run(['migrate']);
+        expect(result.code, explain(result)).toBe(0);
+        result = await project.run(['downgrade', '--to', '0002']);
+        expect(result.code, explain(result)).toBe(0);
+        expect(result.stdout.indexOf('app__0004_placeholder.sql')).toBeLessThan(result.stdout.indexOf('app__0003_third.sql'));
+        expect(await tableExistsAt(target, db.url, 't3')).toBe(false);
+        const status = await project.json(['status']);
+        expect(status.data.databases.app).toMatchObject({ current_version: '0002', pending_migrations: 2 });
+      } finally {
+        await project.remove('app__0004_placeholder.sql');
+      }
+      const result = await project.run(['migrate']);
+      expect(result.code, explain(result)).toBe(0);
+      expect(await tableExistsAt(target, db.url, 't3')).toBe(true);
+    });
+
     it('fails at once with a lock error while the lock is held; lock-status and unlock report and release it', async () => {
       const holder = await holdLock(target, db.url);
       try {

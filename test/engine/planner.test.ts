@@ -109,6 +109,18 @@ describe('planRollback', () => {
     const irreversible = file('app__0003_c.sql', '-- mtool: irreversible\n-- upgrade\nSELECT 1;\n');
     expect(() => planRollback([irreversible], [applied(irreversible)], 'app', {})).toThrow(/irreversible/);
     expect(() => planRollback([], [applied(v1)], 'app', {})).toThrow(/no longer in the migrations folder/);
+    const emptyRollback = file('app__0002_b.sql', '-- upgrade\nSELECT 1;\n-- rollback\n-- nothing to undo?\n');
+    expect(() => planRollback([emptyRollback], [applied(emptyRollback)], 'app', {})).toThrow(/its `-- rollback` section has no statements/);
+  });
+
+  it('reverts a placeholder whose upgrade has no statements (only its record goes), unless it is irreversible', () => {
+    const placeholder = file('app__0002_b.sql', '-- upgrade\n-- kept for numbering\n-- rollback\n');
+    const bare = file('app__0002_b.sql', '-- upgrade\n');
+    for (const f of [placeholder, bare]) {
+      expect(planRollback([v1, f, v3], [applied(v1), applied(f), applied(v3)], 'app', { toVersion: '0000' }).map((s) => s.file.version)).toEqual(['0003', '0002', '0001']);
+    }
+    const marked = file('app__0002_b.sql', '-- mtool: irreversible\n-- upgrade\n');
+    expect(() => planRollback([marked], [applied(marked)], 'app', {})).toThrow(/irreversible/);
   });
 });
 

@@ -225,6 +225,9 @@ export function planRollback(
       new MtoolError('MTOOL_ROLLBACK', `database '${database}': cannot roll back ${record.filename}: ${why}; nothing was rolled back`, { database });
     if (!file) throw refuse('the file is no longer in the migrations folder');
     if (file.irreversible) throw refuse('it is marked `-- mtool: irreversible`');
+    // An upgrade of no statements (a placeholder) changed nothing: reverting it only removes its
+    // record, and it must not stop a downgrade past it.
+    if (file.upgrade.length === 0 && !file.rollback?.length) return { file, record };
     if (file.rollback === undefined) throw refuse('it has no `-- rollback` section');
     if (file.rollback.length === 0) throw refuse('its `-- rollback` section has no statements');
     return { file, record };
