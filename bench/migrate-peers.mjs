@@ -15,8 +15,9 @@
 // target that is met by 5-15 % on either side).
 //
 // --cpu: also the CPU time (user + system) of each apply's process tree, the `cpu s` column: the
-// client's own work, which moves less with this VM's disk than the wall time does. Each command
-// then runs under bash (its `times`), which adds a few ms of bash start-up to every wall time.
+// client's own work, which moves less with this VM's disk than the wall time does. Each apply
+// then runs under bash (its `times`), which adds a few ms of bash start-up to its wall time; the
+// no-op and status runs, whose CPU time is not shown, run as without --cpu.
 //
 // --profile: after the measured runs, one more mtool apply on a fresh database and one no-op run,
 // under `node --cpu-prof`, and the top costs of each (profiles kept in bench/.work/profiles).
@@ -152,7 +153,7 @@ async function measureEngine(engine, engineTools, run = 1) {
         const command = state.commands?.[kind];
         if (!command) continue;
         await attempt(state, kind, async () => {
-          state.row[`${kind}Ms`].push((await runChecked(command, `${state.tool.name} ${kind}`, timeoutMs, { cpu: opts.cpu })).ms);
+          state.row[`${kind}Ms`].push((await runChecked(command, `${state.tool.name} ${kind}`, timeoutMs)).ms);
         });
       }
     }

@@ -50,27 +50,23 @@ export const postgresql = {
   },
   /** WAL flushes to disk so far, server-wide (pg_stat_wal, PostgreSQL 14 and later; undefined before). */
   async syncs() {
-    const pg = (await import('pg')).default;
-    const client = new pg.Client({ connectionString: PG_URL });
-    await client.connect();
     try {
-      const { rows } = await client.query("SELECT wal_sync::bigint::text AS n FROM pg_stat_wal");
-      return Number(rows[0].n);
+      const [row] = await pgAdmin('SELECT wal_sync::bigint::text AS n FROM pg_stat_wal');
+      return Number(row.n);
     } catch {
       return undefined;
-    } finally {
-      await client.end();
     }
   },
   server: () => new URL(PG_URL),
 };
 
+/** Run `sql` on the server's maintenance database; its rows. */
 async function pgAdmin(sql) {
   const pg = (await import('pg')).default;
   const client = new pg.Client({ connectionString: PG_URL });
   await client.connect();
   try {
-    await client.query(sql);
+    return (await client.query(sql)).rows;
   } finally {
     await client.end();
   }
@@ -104,8 +100,7 @@ export const mariadb = {
     await mysqlAdmin(undefined, 'SET GLOBAL innodb_max_dirty_pages_pct_lwm = 0.001, GLOBAL innodb_max_dirty_pages_pct = 0');
     try {
       for (;;) {
-        const [row] = await mysqlAdmin(undefined, "SELECT VARIABLE_VALUE AS n FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'INNODB_BUFFER_POOL_PAGES_DIRTY'");
-        if (Number(row.n) === 0 || Date.now() > until) break;
+        if ((await serverStatus('INNODB_BUFFER_POOL_PAGES_DIRTY')) === 0 || Date.now() > until) break;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     } finally {
@@ -115,11 +110,16 @@ export const mariadb = {
   },
   /** InnoDB's fsync calls so far, server-wide (redo log and data files). */
   async syncs() {
-    const [row] = await mysqlAdmin(undefined, "SELECT VARIABLE_VALUE AS n FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'INNODB_DATA_FSYNCS'");
-    return row ? Number(row.n) : undefined;
+    return serverStatus('INNODB_DATA_FSYNCS');
   },
   server: () => new URL(MYSQL_URL),
 };
+
+/** A server status counter (information_schema.GLOBAL_STATUS), undefined when the server has none of that name. */
+async function serverStatus(name) {
+  const [row] = await mysqlAdmin(undefined, `SELECT VARIABLE_VALUE AS n FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = '${name}'`);
+  return row ? Number(row.n) : undefined;
+}
 
 async function mysqlAdmin(database, sql) {
   const mysql = await import('mysql2/promise');
