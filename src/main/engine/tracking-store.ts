@@ -129,14 +129,14 @@ export class TrackingStore {
   insertStatement(record: MigrationRecord, executionMsSql?: string): string {
     if (this.#sql.writeMode === 'append') return this.#appendStatement(record, false);
     const q = this.#dialect.quote;
-    return `INSERT INTO ${q.ident(this.#table)} (${RECORD_COLUMNS}) VALUES (${this.#recordValues(record, executionMsSql ?? q.literal(Math.round(record.executionMs))).join(', ')})`;
+    return `INSERT INTO ${q.ident(this.#table)} (${RECORD_COLUMNS}) VALUES (${this.#recordValues(record, executionMsSql ?? this.#executionMs(record)).join(', ')})`;
   }
 
   /** Update the row of a re-applied repeatable migration (run by the executor); `executionMsSql` as in {@link insertStatement}. */
   updateStatement(record: MigrationRecord, executionMsSql?: string): string {
     if (this.#sql.writeMode === 'append') return this.#appendStatement(record, false);
     const q = this.#dialect.quote;
-    const executionMs = executionMsSql ?? q.literal(Math.round(record.executionMs));
+    const executionMs = executionMsSql ?? this.#executionMs(record);
     return `UPDATE ${q.ident(this.#table)} SET checksum = ${q.literal(record.checksum)}, description = ${q.literal(record.description)}, applied_at = ${this.#sql.timestamp(q, new Date(record.appliedAt))}, execution_ms = ${executionMs}, applied_by = ${q.literal(record.appliedBy)} WHERE filename = ${q.literal(record.filename)}`;
   }
 
@@ -158,6 +158,11 @@ export class TrackingStore {
     const q = this.#dialect.quote;
     const values = [...this.#recordValues(record, q.literal(Math.max(0, Math.round(record.executionMs)))), q.literal(this.nextSeq()), q.literal(deleted ? 1 : 0)];
     return `INSERT INTO ${q.ident(this.#table)} (${RECORD_COLUMNS}, seq, deleted) VALUES (${values.join(', ')})`;
+  }
+
+  /** The record's execution time as a literal of whole milliseconds. */
+  #executionMs(record: MigrationRecord): string {
+    return this.#dialect.quote.literal(Math.round(record.executionMs));
   }
 
   /** SQL literals of a record's {@link RECORD_COLUMNS}, with `executionMs` as the caller writes it. */
