@@ -91,6 +91,17 @@ export interface Connection {
    */
   send?(step: StatementStep): Promise<void>;
   /**
+   * Several migrations' statements in one message, each migration's tracking statement right
+   * after its last statement, where the protocol takes many statements at once, commits each on
+   * its own and stops at the first failing one (MySQL and MariaDB multi-statements: DDL commits
+   * itself, the tracking row commits with autocommit). Only steps that neither begin nor commit
+   * a transaction. A migration's execution time starts with its first step (the step after the
+   * previous step with a record). `onRecorded(i)` runs as the server reports step `i`'s record
+   * written, while the rest of the message still runs. The error is marked with the failing
+   * step's index ({@link failedStep}) and part ({@link failedPart}); the steps before it ran.
+   */
+  sendAll?(steps: readonly StatementStep[], onRecorded?: (step: number) => void): Promise<void>;
+  /**
    * A reading statement's rows as arrays of values in select-list order, values as {@link query}
    * gives them, where the driver can skip making an object per row (a no-op `migrate` reads a
    * thousand tracking rows). One statement only. Absent: use query().
@@ -116,10 +127,12 @@ export interface StatementStep {
   readonly begin?: boolean;
   /**
    * Record the migration after the statement: its tracking statement, given SQL for the whole
-   * milliseconds the server has spent on this message so far (the migration's execution time
-   * is what ran before the message plus that).
+   * milliseconds the server has spent on the migration in this message so far (its execution
+   * time is what ran before the message plus that) and, where the driver has it, SQL for the
+   * server's current time in UTC (its `applied_at`: in a message of several migrations the
+   * client cannot know when each one ends).
    */
-  readonly record?: (elapsedMsSql: string) => string;
+  readonly record?: (elapsedMsSql: string, nowSql?: string) => string;
   /** COMMIT after the record. */
   readonly commit?: boolean;
 }

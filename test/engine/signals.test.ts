@@ -174,4 +174,31 @@ describe.skipIf(!(await targetReachable(mariadb)))('interrupting migrate on mari
     expect(history.data.databases.app.migrations.map((m: { filename: string }) => m.filename)).toEqual(['app__0001_first.sql']);
     expect((await project.run(['lock-status'])).stdout.trim()).toBe('Migration lock: INACTIVE');
   }, 60_000);
+
+  it('SIGTERM during a message of several DDL migrations stops it there: the later ones never run', async () => {
+    db = await provision(mariadb);
+    project = await TestProject.create([{ name: 'app', type: 'mariadb', url: db.url }]);
+    // Three files that start with DDL: one message (Executor.applyAll); the second runs for a while.
+    await project.write('app__0001_first.sql', migration(['CREATE TABLE first_t (id integer primary key)']));
+    await project.write('app__0002_long.sql', migration(['CREATE TABLE long_t AS SELECT SLEEP(6) AS x']));
+    await project.write('app__0003_after.sql', migration(['CREATE TABLE after_t (id integer)']));
+    const run = start(project, ['migrate', '--verbose']);
+    await waitFor('the long migration to start', () => run.stderr().includes('applying app__0002_long.sql'));
+    await new Promise((r) => setTimeout(r, 700));
+    run.child.kill('SIGTERM');
+    const exit = await run.exit;
+    expect(exit.code, run.stderr()).toBe(143);
+    expect(run.stderr()).toContain('asked the server to stop the running statement');
+    expect(run.stderr()).toMatch(/app__0002_long\.sql:2: .*interrupted/i);
+    const sleeping = await queryOnce(mariadb, db.url, "SELECT count(*) AS n FROM information_schema.processlist WHERE info LIKE 'CREATE TABLE long_t%'");
+    expect(Number(sleeping[0]!.n)).toBe(0);
+    expect(await tableExistsAt(mariadb, db.url, 'after_t')).toBe(false);
+    const history = await project.json(['history']);
+    expect(history.data.databases.app.migrations.map((m: { filename: string }) => m.filename)).toEqual(['app__0001_first.sql']);
+    expect((await project.run(['lock-status'])).stdout.trim()).toBe('Migration lock: INACTIVE');
+    // The next migrate applies the rest.
+    const again = await project.run(['migrate']);
+    expect(again.code, explain(again)).toBe(0);
+    expect(await tableExistsAt(mariadb, db.url, 'after_t')).toBe(true);
+  }, 60_000);
 });

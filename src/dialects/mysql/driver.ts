@@ -10,8 +10,17 @@ import type { ConnectOptions, Connection, QueryResult, Row, StatementStep, StepP
 import type { MysqlFlavour } from './flavour.js';
 import { MysqlError } from './mysql-error.js';
 
-/** Whole milliseconds since the message began (`@mtool_started`, set at its start by {@link MysqlConnection.send}). */
+/** Whole milliseconds since the migration's first statement in the message began (`@mtool_started`, set before it by {@link MysqlConnection.send} and {@link MysqlConnection.sendAll}). */
 const ELAPSED_MS_SQL = '(TIMESTAMPDIFF(MICROSECOND, @mtool_started, NOW(6)) DIV 1000)';
+
+/** mysql2's query command, as far as {@link MysqlConnection.message} reads it. */
+interface QueryCommand {
+  _resultIndex?: number;
+  on(event: 'result', listener: () => void): unknown;
+}
+
+/** The server's time in UTC with milliseconds, as a DATETIME(3) `applied_at` holds it (the session's time zone never shifts it). */
+const NOW_UTC_SQL = 'UTC_TIMESTAMP(3)';
 
 /** Driver error codes meaning the session itself is gone, not that a statement failed. */
 const LOST = new Set(['PROTOCOL_CONNECTION_LOST', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'PROTOCOL_SEQUENCE_TIMEOUT']);
@@ -20,8 +29,9 @@ const LOST = new Set(['PROTOCOL_CONNECTION_LOST', 'ECONNRESET', 'EPIPE', 'ETIMED
  * Open one MySQL / MariaDB session with `mysql2`.
  *
  * Fixed driver settings, the same for every flavour: `multipleStatements: true` (a migration's
- * statement travels with its tracking row, see {@link MysqlConnection.send}; every other call
- * sends one statement), `dateStrings: true` (dates come back
+ * statement travels with its tracking row, and consecutive migrations travel together, see
+ * {@link MysqlConnection.send} and {@link MysqlConnection.sendAll}; every other call sends one
+ * statement), `dateStrings: true` (dates come back
  * as the server's text, as in every dialect), `supportBigNumbers` + `bigNumberStrings` (BIGINT
  * and DECIMAL come back as strings, never rounded), `trace: false` (no stack captured per query). URL options: `charset` (default
  * `utf8mb4`), `ssl_ca`/`ssl_cert`/`ssl_key` (files read now, relative to the project root;
@@ -120,40 +130,73 @@ class MysqlConnection implements Connection {
     }
   }
 
-  /**
-   * The step's parts as one multi-statement query: the server stops at the first failing
-   * statement, and mysql2's count of the results before it names the part. The execution time
-   * starts with the message (`@mtool_started`), so the last statement's own time is in it.
-   */
+  /** The step's parts as one multi-statement query (see `#message`); its COMMIT alone after it. */
   async send(step: StatementStep): Promise<void> {
-    const parts: StepPart[] = [];
+    await this.#message([step]);
+    // Never in the same message: the server goes on with a statement whose client has gone, and
+    // a `migrate` killed during it must not have its transaction committed once it ends.
+    if (step.commit) await inPart('commit', () => this.query('COMMIT'));
+  }
+
+  async sendAll(steps: readonly StatementStep[], onRecorded?: (step: number) => void): Promise<void> {
+    if (steps.some((s) => s.begin || s.commit)) {
+      throw new MtoolError('MTOOL_INTERNAL', `${this.#ctx.type} (${this.#ctx.databaseName}): a message of several migrations cannot begin or commit a transaction`);
+    }
+    await this.#message(steps, onRecorded);
+  }
+
+  /**
+   * Steps as one multi-statement query: the server stops at the first failing statement, and
+   * mysql2's count of the results before it names the part and its step. Each migration's
+   * execution time starts with its first step in the message (`@mtool_started`) when its record
+   * is in the message too, so its last statement's own time is in it.
+   */
+  async #message(steps: readonly StatementStep[], onRecorded?: (step: number) => void): Promise<void> {
+    const parts: { part: StepPart; step: number }[] = [];
     const sql: string[] = [];
-    const add = (part: StepPart, text: string): void => {
-      parts.push(part);
+    /** Result index of each record part → its step. */
+    const records = new Map<number, number>();
+    const add = (part: StepPart, step: number, text: string): void => {
+      if (part === 'record') records.set(parts.length, step);
+      parts.push({ part, step });
       sql.push(text);
     };
-    if (step.begin) add('begin', 'START TRANSACTION');
-    if (step.record) add('begin', 'SET @mtool_started = NOW(6)');
-    add('statement', step.sql);
-    if (step.record) add('record', step.record(ELAPSED_MS_SQL));
-    // The callback connection under mysql2/promise's wrapper: its query command tells how far it got.
-    const core = (this.#open() as unknown as { connection: { query(sql: string, done: (error: unknown) => void): unknown } }).connection;
+    // A step starts a migration when the step before it carried a record; the migration's record
+    // is then the first one at or after it.
+    const recordAhead = new Array<boolean>(steps.length);
+    for (let i = steps.length - 1, ahead = false; i >= 0; i--) recordAhead[i] = ahead ||= steps[i]!.record !== undefined;
+    for (let i = 0; i < steps.length; i++) {
+      const step = steps[i]!;
+      if (step.begin) add('begin', i, 'START TRANSACTION');
+      if (recordAhead[i] && (i === 0 || steps[i - 1]!.record !== undefined)) add('begin', i, 'SET @mtool_started = NOW(6)');
+      add('statement', i, step.sql);
+      if (step.record) add('record', i, step.record(ELAPSED_MS_SQL, NOW_UTC_SQL));
+    }
+    // The callback connection under mysql2/promise's wrapper: its query command tells how far it
+    // got (mysql2 advances `_resultIndex` on each "more results"), and emits each statement's
+    // result as the server sends it.
+    const core = (this.#open() as unknown as { connection: { query(sql: string, done: (error: unknown) => void): QueryCommand } }).connection;
     let failedAt = 0;
     try {
       await new Promise<void>((resolve, reject) => {
         const command = core.query(sql.join(';\n'), (error: unknown) => {
           if (!error) return resolve();
-          // Results completed before the error (mysql2 advances it on each "more results").
-          failedAt = (command as unknown as { _resultIndex?: number })._resultIndex ?? 0;
+          failedAt = command._resultIndex ?? 0;
           reject(error);
         });
+        if (onRecorded && records.size > 0) {
+          command.on('result', () => {
+            const step = records.get(command._resultIndex ?? -1);
+            if (step === undefined) return;
+            records.delete(command._resultIndex!);
+            onRecorded(step);
+          });
+        }
       });
     } catch (e) {
-      throw markFailedPart(this.#wrap(e), parts[Math.min(failedAt, parts.length - 1)]!);
+      const failed = parts[Math.min(failedAt, parts.length - 1)]!;
+      throw markFailedPart(this.#wrap(e), failed.part, failed.step);
     }
-    // Never in the same message: the server goes on with a statement whose client has gone, and
-    // a `migrate` killed during it must not have its transaction committed once it ends.
-    if (step.commit) await inPart('commit', () => this.query('COMMIT'));
   }
 
   async begin(): Promise<void> {

@@ -34,6 +34,11 @@ export class BatchHooks {
     this.#context = { database: session.entry.name, conn: session.conn, dialect: session.dialect };
   }
 
+  /** Whether hooks run before and after each versioned migration (then nothing may run two migrations together). */
+  get perMigration(): boolean {
+    return this.#perMigration;
+  }
+
   /** For the executor's `onCommit`: migrations whose transaction committed. */
   readonly committed = async (migrations: readonly AppliedMigration[]): Promise<void> => {
     this.#unreported.push(...migrations);

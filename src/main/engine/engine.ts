@@ -118,12 +118,17 @@ export async function migrate(entry: DatabaseEntry, ctx: EngineContext, options:
         for (const file of plan.versioned) outcomes.push(await exec.baseline(file));
       } else {
         try {
-          for (const [i, file] of plan.versioned.entries()) {
-            await hooks.before(file, plan.versioned.length - i);
-            const { outcome, record } = await exec.apply(file);
-            outcomes.push(outcome);
-            await hooks.after(file, record);
-            await hooks.flushCommits();
+          if (hooks.perMigration) {
+            for (const [i, file] of plan.versioned.entries()) {
+              await hooks.before(file, plan.versioned.length - i);
+              const { outcome, record } = await exec.apply(file);
+              outcomes.push(outcome);
+              await hooks.after(file, record);
+              await hooks.flushCommits();
+            }
+          } else {
+            // Nothing runs between two migrations: the executor may send several in one message.
+            await exec.applyAll(plan.versioned, ({ outcome }) => outcomes.push(outcome));
           }
           // Before the repeatables: a snapshot is the schema the versioned migrations made (spec:
           // repeatable migrations write no snapshot), deferred or not.

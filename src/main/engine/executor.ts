@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextImmediate } from 'node:timers/promises';
-import { failedPart } from '../../dialects/step-part.js';
+import { failedPart, failedStep } from '../../dialects/step-part.js';
 import type { Connection, Dialect, ServerVersion, StatementStep } from '../../dialects/types.js';
 import { MtoolError } from '../../errors.js';
 import type { MigrationFile, SqlStatement } from '../../parser/migration-file.js';
@@ -39,6 +39,14 @@ interface GroupMember extends AppliedMigration {
   /** The row a re-run repeatable replaced (update instead of insert). */
   existing: TrackedMigration | undefined;
 }
+
+/**
+ * Bounds of one {@link Executor.applyAll} message: files, and characters of their statements
+ * (a message is held whole in memory on both sides, and the server's `max_allowed_packet`
+ * bounds it; a larger file still goes, alone).
+ */
+const MESSAGE_FILES = 100;
+const MESSAGE_CHARS = 1024 * 1024;
 
 /** The one savepoint name: each migration releases it before the next takes it. */
 const SAVEPOINT = 'mtool_migration';
@@ -89,9 +97,9 @@ export class Executor {
       file,
       file.upgrade,
       'upgrade',
-      (ms, msSql) => {
+      (ms, msSql, atSql) => {
         record = this.#recordFor(file, ms);
-        return { sql: existing ? this.#store.updateStatement(record, msSql) : this.#store.insertStatement(record, msSql), member: { file, record, existing } };
+        return { sql: existing ? this.#store.updateStatement(record, msSql, atSql) : this.#store.insertStatement(record, msSql, atSql), member: { file, record, existing } };
       },
       grouped,
     );
@@ -99,6 +107,119 @@ export class Executor {
       outcome: { filename: file.filename, version: file.version ?? null, type: file.kind, action: 'applied', durationMs, ...(outside ? { outsideTransaction: true } : {}) },
       record: record as MigrationRecord,
     };
+  }
+
+  /**
+   * Apply versioned files in order, as {@link apply} one by one would, except that consecutive
+   * files that run outside a transaction go to the server several to a message where the driver
+   * takes that ({@link Connection.sendAll}: MySQL and MariaDB). The server still runs them one
+   * after the other, records each right after its last statement and stops at the first failing
+   * statement; what goes is its wait for the client between two migrations (the answer's round
+   * trip and the client's turn), about as long as a small migration itself. Not with `--perf`
+   * (each statement's own time is logged) or a group window (SQLite). For the caller to use only
+   * where nothing must run between two migrations (no per-migration hooks).
+   * `onApplied` gets each applied migration in order, also those before a failure, which then
+   * throws as {@link apply} does.
+   */
+  async applyAll(files: readonly MigrationFile[], onApplied: (applied: { outcome: MigrationOutcome; record: MigrationRecord }) => void): Promise<void> {
+    const together = this.#conn.sendAll !== undefined && !this.#options.perf && this.#options.groupWindowMs === undefined;
+    let batch: MigrationFile[] = [];
+    let bytes = 0;
+    const send = async (): Promise<void> => {
+      if (batch.length === 0) return;
+      const files = batch;
+      batch = [];
+      bytes = 0;
+      await this.#applyTogether(files, onApplied);
+    };
+    for (const file of files) {
+      const statements = file.upgrade;
+      if (together && statements.length > 0 && !(await this.#transactionMode(file, statements, 'upgrade')).useTransaction) {
+        batch.push(file);
+        for (let i = 0; i < statements.length; i++) bytes += statements[i]!.text.length;
+        if (batch.length >= MESSAGE_FILES || bytes >= MESSAGE_CHARS) await send();
+        continue;
+      }
+      await send();
+      onApplied(await this.apply(file));
+    }
+    await send();
+  }
+
+  /** One message of {@link applyAll}: files that run outside a transaction, in order. */
+  async #applyTogether(files: readonly MigrationFile[], onApplied: (applied: { outcome: MigrationOutcome; record: MigrationRecord }) => void): Promise<void> {
+    this.#checkAbort();
+    const steps: StatementStep[] = [];
+    /** Each step's file (index into `files`) and statement. */
+    const owners: { file: number; statement: SqlStatement }[] = [];
+    const records = new Array<MigrationRecord>(files.length);
+    /** The step carrying each file's record. */
+    const recordSteps: number[] = [];
+    for (let f = 0; f < files.length; f++) {
+      const file = files[f]!;
+      const statements = file.upgrade;
+      for (let i = 0; i < statements.length; i++) {
+        const statement = statements[i]!;
+        const last = i === statements.length - 1;
+        steps.push({ sql: statement.text, ...(last ? { record: (msSql: string, atSql?: string) => this.#store.insertStatement((records[f] = this.#recordFor(file, 0)), msSql, atSql) } : {}) });
+        owners.push({ file: f, statement });
+      }
+      recordSteps.push(steps.length - 1);
+    }
+    const log = (message: string): void => (this.#options.verbose ? this.#log.info(message) : this.#log.debug(message));
+    // Each file's time, as the client sees it: from the previous file's record (or the message's
+    // start) to its own, reported by the server as each record is written.
+    let applied = 0;
+    let mark = performance.now();
+    log(`applying ${files[0]!.filename}`);
+    const signal = this.#options.signal;
+    const cancel = signal && this.#conn.cancel ? () => void this.#cancel() : undefined;
+    const recorded = (step: number): void => {
+      const f = owners[step]!.file;
+      if (f !== applied) return; // records arrive in order; anything else is not this message's
+      // Interrupted, yet the message goes on: the server took the stop between two statements,
+      // where it has no statement to stop. Ask again while the next one runs.
+      if (signal?.aborted && cancel) cancel();
+      const now = performance.now();
+      const record = records[f]!;
+      record.executionMs = now - mark;
+      record.appliedAt = new Date().toISOString();
+      mark = now;
+      applied++;
+      log(`applied ${files[f]!.filename} in ${formatMs(record.executionMs)}`);
+      if (applied < files.length) log(`applying ${files[applied]!.filename}`);
+    };
+    const report = async (count: number): Promise<void> => {
+      for (let f = 0; f < count; f++) onApplied({ outcome: { filename: files[f]!.filename, version: files[f]!.version ?? null, type: files[f]!.kind, action: 'applied', durationMs: records[f]!.executionMs }, record: records[f]! });
+      if (count > 0) await this.#options.onCommit?.(files.slice(0, count).map((file, f) => ({ file, record: records[f]! })));
+    };
+    if (cancel) signal!.addEventListener('abort', cancel, { once: true });
+    try {
+      await this.#conn.sendAll!(steps, recorded);
+      // A driver that did not report every record: the message ran whole, so they all are.
+      while (applied < files.length) recorded(recordSteps[applied]!);
+    } catch (error) {
+      // The files whose record the server reported are applied and recorded; the error belongs to
+      // the next one, whose statements before the failing step ran (and it, when its record failed).
+      await report(applied);
+      const failing = failedStep(error);
+      const file = files[applied]!;
+      const executed: ExecutedStatement[] = [];
+      let current: SqlStatement | undefined;
+      for (let step = 0; step < owners.length; step++) {
+        if (owners[step]!.file !== applied) continue;
+        const { statement } = owners[step]!;
+        if (step < failing || (step === failing && failedPart(error) === 'record')) executed.push({ line: statement.line, text: statement.text });
+        else {
+          current = statement;
+          break;
+        }
+      }
+      throw this.#failure(file, 'upgrade', error, current, executed, false, false);
+    } finally {
+      if (cancel) signal!.removeEventListener('abort', cancel);
+    }
+    await report(files.length);
   }
 
   /** Commit the open group, if any (end of a run). */
@@ -161,28 +282,11 @@ export class Executor {
     statements: readonly SqlStatement[],
     direction: Direction,
     /** The tracking statement to run after the file's statements (and what to report once committed). */
-    recordFor: (executionMs: number, executionMsSql?: string) => { sql: string; member?: GroupMember },
+    recordFor: (executionMs: number, executionMsSql?: string, appliedAtSql?: string) => { sql: string; member?: GroupMember },
     grouped = false,
   ): Promise<{ durationMs: number; outside: boolean }> {
     const caps = this.#dialect.capabilities;
-    // Without transactional DDL, a file starting with DDL would end its own transaction at once.
-    let useTransaction = caps.transactions && (caps.transactionalDdl || !beginsWithImplicitCommit(statements));
-    let outside = false;
-    if (useTransaction) {
-      const why = caps.transactionalDdl
-        ? await noTransactionReason(file, statements, caps, () => (this.#serverVersion ??= this.#conn.serverVersion().then((raw) => this.#dialect.parseServerVersion(raw))))
-        : file.directives.includes('no-transaction')
-          ? { reason: 'the file declares `-- mtool: no-transaction`' }
-          : undefined;
-      if (why) {
-        useTransaction = false;
-        outside = true;
-        const where = why.statement ? ` (line ${why.statement.line})` : '';
-        this.#log.warn(
-          `${file.filename}: ${direction === 'rollback' ? 'rollback runs' : 'runs'} outside a transaction: ${why.reason}${where}; if a statement fails, the statements before it stay applied`,
-        );
-      }
-    }
+    const { useTransaction, outside } = await this.#transactionMode(file, statements, direction);
     const inSavepoint = useTransaction && grouped && caps.transactionalDdl && caps.savepoints;
     if (!inSavepoint) await this.#commitGroup();
     const label = direction === 'rollback' ? `rolling back ${file.filename}` : `applying ${file.filename}`;
@@ -225,8 +329,8 @@ export class Executor {
             sql: statement.text,
             begin: !begun,
             record: last
-              ? (elapsedMsSql) => {
-                  const tracking = recordFor(before, `${before} + ${elapsedMsSql}`);
+              ? (elapsedMsSql, nowSql) => {
+                  const tracking = recordFor(before, `${before} + ${elapsedMsSql}`, nowSql);
                   member = tracking.member;
                   return tracking.sql;
                 }
@@ -288,6 +392,27 @@ export class Executor {
       if (performance.now() - this.#group!.startedAt >= this.#options.groupWindowMs!) await this.#commitGroup();
     }
     return result;
+  }
+
+  /**
+   * Whether a file's statements run in a transaction of their own, and whether they run outside
+   * one although the database has transactions (`outside`: logged as a warning, once per file).
+   */
+  async #transactionMode(file: MigrationFile, statements: readonly SqlStatement[], direction: Direction): Promise<{ useTransaction: boolean; outside: boolean }> {
+    const caps = this.#dialect.capabilities;
+    // Without transactional DDL, a file starting with DDL would end its own transaction at once.
+    if (!caps.transactions || (!caps.transactionalDdl && beginsWithImplicitCommit(statements))) return { useTransaction: false, outside: false };
+    const why = caps.transactionalDdl
+      ? await noTransactionReason(file, statements, caps, () => (this.#serverVersion ??= this.#conn.serverVersion().then((raw) => this.#dialect.parseServerVersion(raw))))
+      : file.directives.includes('no-transaction')
+        ? { reason: 'the file declares `-- mtool: no-transaction`' }
+        : undefined;
+    if (!why) return { useTransaction: true, outside: false };
+    const where = why.statement ? ` (line ${why.statement.line})` : '';
+    this.#log.warn(
+      `${file.filename}: ${direction === 'rollback' ? 'rollback runs' : 'runs'} outside a transaction: ${why.reason}${where}; if a statement fails, the statements before it stay applied`,
+    );
+    return { useTransaction: false, outside: true };
   }
 
   /**

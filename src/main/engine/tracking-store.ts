@@ -124,20 +124,22 @@ export class TrackingStore {
   /**
    * The statement {@link insert} runs (the executor sends it itself, with the migration's last
    * statement and COMMIT where it can); `executionMsSql`, SQL computing `execution_ms` on the
-   * server, replaces the record's `executionMs`.
+   * server, replaces the record's `executionMs`, and `appliedAtSql`, SQL for the server's time
+   * (UTC), its `appliedAt`.
    */
-  insertStatement(record: MigrationRecord, executionMsSql?: string): string {
+  insertStatement(record: MigrationRecord, executionMsSql?: string, appliedAtSql?: string): string {
     if (this.#sql.writeMode === 'append') return this.#appendStatement(record, false);
     const q = this.#dialect.quote;
-    return `INSERT INTO ${q.ident(this.#table)} (${RECORD_COLUMNS}) VALUES (${this.#recordValues(record, executionMsSql ?? this.#executionMs(record)).join(', ')})`;
+    return `INSERT INTO ${q.ident(this.#table)} (${RECORD_COLUMNS}) VALUES (${this.#recordValues(record, executionMsSql ?? this.#executionMs(record), appliedAtSql).join(', ')})`;
   }
 
-  /** Update the row of a re-applied repeatable migration (run by the executor); `executionMsSql` as in {@link insertStatement}. */
-  updateStatement(record: MigrationRecord, executionMsSql?: string): string {
+  /** Update the row of a re-applied repeatable migration (run by the executor); the SQL values as in {@link insertStatement}. */
+  updateStatement(record: MigrationRecord, executionMsSql?: string, appliedAtSql?: string): string {
     if (this.#sql.writeMode === 'append') return this.#appendStatement(record, false);
     const q = this.#dialect.quote;
     const executionMs = executionMsSql ?? this.#executionMs(record);
-    return `UPDATE ${q.ident(this.#table)} SET checksum = ${q.literal(record.checksum)}, description = ${q.literal(record.description)}, applied_at = ${this.#sql.timestamp(q, new Date(record.appliedAt))}, execution_ms = ${executionMs}, applied_by = ${q.literal(record.appliedBy)} WHERE filename = ${q.literal(record.filename)}`;
+    const appliedAt = appliedAtSql ?? this.#sql.timestamp(q, new Date(record.appliedAt));
+    return `UPDATE ${q.ident(this.#table)} SET checksum = ${q.literal(record.checksum)}, description = ${q.literal(record.description)}, applied_at = ${appliedAt}, execution_ms = ${executionMs}, applied_by = ${q.literal(record.appliedBy)} WHERE filename = ${q.literal(record.filename)}`;
   }
 
   /** Remove a record: rollback, downgrade (run by the executor). */
@@ -165,8 +167,8 @@ export class TrackingStore {
     return this.#dialect.quote.literal(Math.round(record.executionMs));
   }
 
-  /** SQL literals of a record's {@link RECORD_COLUMNS}, with `executionMs` as the caller writes it. */
-  #recordValues(record: MigrationRecord, executionMs: string): string[] {
+  /** SQL literals of a record's {@link RECORD_COLUMNS}, with `executionMs` (and `appliedAt`, when given) as the caller writes it. */
+  #recordValues(record: MigrationRecord, executionMs: string, appliedAt?: string): string[] {
     const q = this.#dialect.quote;
     return [
       q.literal(record.filename),
@@ -174,7 +176,7 @@ export class TrackingStore {
       q.literal(record.checksum),
       q.literal(record.type),
       q.literal(record.description),
-      this.#sql.timestamp(q, new Date(record.appliedAt)),
+      appliedAt ?? this.#sql.timestamp(q, new Date(record.appliedAt)),
       executionMs,
       q.literal(record.appliedBy),
     ];

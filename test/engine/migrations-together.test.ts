@@ -1,0 +1,168 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { disposeDialects } from '../../src/dialects/index.js';
+import type { Connection } from '../../src/dialects/types.js';
+import { withSession } from '../../src/main/engine/database-session.js';
+import * as engine from '../../src/main/engine/engine.js';
+import { Executor } from '../../src/main/engine/executor.js';
+import { ensureParsed, loadMigrations } from '../../src/main/engine/load-migrations.js';
+import { MigrationFailedError } from '../../src/main/engine/migration-error.js';
+import type { MigrationOutcome } from '../../src/main/engine/types.js';
+import { logger } from '../../src/main/log.js';
+import { testEntry } from '../support/database-entry.js';
+import { migration } from './support/project.js';
+import { TARGETS, provision, queryOnce, tableExistsAt, targetReachable, type ProvisionedDatabase } from './support/targets.js';
+
+/**
+ * On MySQL and MariaDB, consecutive migrations that run outside a transaction (they start with
+ * DDL, which commits itself) travel to the server several to a message (Executor.applyAll,
+ * Connection.sendAll). What that must keep: each migration recorded right after its own last
+ * statement with its own execution time, nothing after a failing statement run or recorded, the
+ * failure named by file and line with the statements of that file that ran, and migrations that
+ * need a transaction of their own still sent alone.
+ */
+for (const target of TARGETS.filter((t) => t.type === 'mysql' || t.type === 'mariadb')) {
+  const reachable = await targetReachable(target);
+  describe.skipIf(!reachable)(`several migrations in one message on ${target.id}`, () => {
+    let root: string;
+    let db: ProvisionedDatabase;
+    beforeEach(async () => {
+      root = await mkdtemp(join(tmpdir(), 'mtool-together-'));
+      await mkdir(join(root, 'migrations', 'app'), { recursive: true });
+      db = await provision(target);
+    });
+    afterEach(async () => {
+      await db.drop();
+      await rm(root, { recursive: true, force: true });
+    });
+    afterAll(() => disposeDialects());
+    const put = (filename: string, content: string) => writeFile(join(root, 'migrations', 'app', filename), content);
+    const entry = () => testEntry(root, 'app', target.type, db.url);
+    const recorded = async () => (await queryOnce(target, db.url, 'SELECT filename FROM _mtool_migrations ORDER BY filename')).map((r) => r.filename);
+
+    /**
+     * applyAll over the folder on a real session whose connection notes each message it sends:
+     * `all f1,f2` for one sendAll, `one` for a single step, `query` for a plain statement.
+     */
+    async function applyAll(options: { perf?: boolean } = {}) {
+      const files = await loadMigrations(entry().migrationsDir, { database: 'app', dialect: 'mysql' });
+      ensureParsed(files);
+      const messages: string[] = [];
+      const outcomes: MigrationOutcome[] = [];
+      const error = await withSession(entry(), root, logger, async (session) => {
+        await session.store.ensureTables();
+        const conn = session.conn;
+        const noting: Connection = Object.assign(Object.create(conn) as Connection, {
+          query: (sql: string) => (messages.push(`query ${sql.split(' ')[0]}`), conn.query(sql)),
+          send: (step: Parameters<NonNullable<Connection['send']>>[0]) => (messages.push('one'), conn.send!(step)),
+          sendAll: (steps: Parameters<NonNullable<Connection['sendAll']>>[0], onRecorded?: (step: number) => void) => {
+            const names = steps.flatMap((s, i) => (s.record ? [String(i)] : []));
+            messages.push(`all ${names.length}`);
+            return conn.sendAll!(steps, onRecorded);
+          },
+        });
+        const exec = new Executor(noting, session.dialect, session.store, session.log, 'app', {
+          perf: options.perf ?? false,
+          verbose: false,
+          signal: undefined,
+          appliedBy: 'test@host',
+        });
+        return exec.applyAll(files, ({ outcome }) => void outcomes.push(outcome)).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      });
+      return { messages, outcomes, error };
+    }
+
+    it('sends consecutive DDL migrations together and a migration needing a transaction alone', async () => {
+      await put('app__0001_a.sql', migration(['CREATE TABLE a (id integer primary key)']));
+      await put('app__0002_b.sql', migration(['CREATE TABLE b (id integer)', 'CREATE INDEX b_id ON b (id)']));
+      await put('app__0003_rows.sql', migration(['INSERT INTO a VALUES (1)'], ['DELETE FROM a']));
+      await put('app__0004_c.sql', migration(['CREATE TABLE c (id integer)']));
+      await put('app__0005_placeholder.sql', migration([]));
+      await put('app__0006_d.sql', migration(['CREATE TABLE d (id integer)']));
+      const { messages, outcomes, error } = await applyAll();
+      expect(error).toBeUndefined();
+      // The placeholder (no statements) records itself in a transaction of its own, as before.
+      expect(messages).toEqual(['all 2', 'one', 'all 1', 'query START', 'query INSERT', 'query COMMIT', 'all 1']);
+      expect(outcomes.map((o) => `${o.filename} ${o.action}`)).toEqual([
+        'app__0001_a.sql applied',
+        'app__0002_b.sql applied',
+        'app__0003_rows.sql applied',
+        'app__0004_c.sql applied',
+        'app__0005_placeholder.sql applied',
+        'app__0006_d.sql applied',
+      ]);
+      expect(await recorded()).toEqual(outcomes.map((o) => o.filename));
+      for (const t of ['a', 'b', 'c', 'd']) expect(await tableExistsAt(target, db.url, t)).toBe(true);
+    });
+
+    it('gives each migration of a message its own execution time and the server time it was recorded', async () => {
+      const before = Date.now();
+      await put('app__0001_slow.sql', migration(['CREATE TABLE slow AS SELECT SLEEP(0.4) AS x']));
+      await put('app__0002_quick.sql', migration(['CREATE TABLE quick (id integer)']));
+      const { messages, outcomes, error } = await applyAll();
+      expect(error).toBeUndefined();
+      expect(messages).toEqual(['all 2']);
+      const rows = await queryOnce(target, db.url, "SELECT filename, execution_ms, DATE_FORMAT(applied_at, '%Y-%m-%dT%H:%i:%s.%fZ') AS at FROM _mtool_migrations ORDER BY filename");
+      expect(Number(rows[0]!.execution_ms)).toBeGreaterThanOrEqual(380);
+      expect(Number(rows[1]!.execution_ms)).toBeLessThan(380);
+      expect(outcomes[0]!.durationMs).toBeGreaterThanOrEqual(380);
+      expect(outcomes[1]!.durationMs).toBeLessThan(380);
+      // applied_at is the server's UTC time as each record was written: in order, after the start.
+      const at = rows.map((r) => Date.parse(String(r.at)));
+      expect(at[0]! - before).toBeGreaterThanOrEqual(-2000); // clocks of one machine, DATETIME(3) truncation
+      expect(at[1]!).toBeGreaterThanOrEqual(at[0]!);
+      expect(at[1]! - Date.now()).toBeLessThan(2000);
+    });
+
+    it('stops at the failing statement: the files before it recorded, the rest of the message never run', async () => {
+      await put('app__0001_a.sql', migration(['CREATE TABLE a (id integer)']));
+      await put('app__0002_b.sql', migration(['CREATE TABLE b (id integer)', 'CREATE TABLE a (id integer)'], ['DROP TABLE b']));
+      await put('app__0003_c.sql', migration(['CREATE TABLE c (id integer)']));
+      const { messages, outcomes, error } = await applyAll();
+      expect(messages).toEqual(['all 3']);
+      expect(error).toBeInstanceOf(MigrationFailedError);
+      const failed = error as MigrationFailedError;
+      expect(failed.message).toMatch(/^app__0002_b\.sql:3: .*already exists.*that already ran: line 2: CREATE TABLE b/);
+      expect(failed.executed.map((s) => s.line)).toEqual([2]);
+      expect(outcomes.map((o) => o.filename)).toEqual(['app__0001_a.sql']);
+      expect(await recorded()).toEqual(['app__0001_a.sql']);
+      expect(await tableExistsAt(target, db.url, 'b')).toBe(true);
+      expect(await tableExistsAt(target, db.url, 'c')).toBe(false);
+    });
+
+    it('a failing first statement of a later file: nothing of that file ran', async () => {
+      await put('app__0001_a.sql', migration(['CREATE TABLE a (id integer)']));
+      await put('app__0002_b.sql', migration(['CREATE TABLE b (id integer)']));
+      await put('app__0003_again.sql', migration(['CREATE TABLE a (id integer)']));
+      const error = await engine.migrate(entry(), { root, log: logger }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(MigrationFailedError);
+      expect((error as Error).message).toMatch(/^app__0003_again\.sql:2: .*no statement of migration app__0003_again\.sql had run/);
+      expect(await recorded()).toEqual(['app__0001_a.sql', 'app__0002_b.sql']);
+      // The next migrate starts after the recorded ones.
+      await put('app__0003_again.sql', migration(['CREATE TABLE again (id integer)']));
+      const result = await engine.migrate(entry(), { root, log: logger });
+      expect(result.outcomes.map((o) => o.filename)).toEqual(['app__0003_again.sql']);
+    });
+
+    it('splits a long run into messages of at most 100 files', async () => {
+      for (let i = 1; i <= 150; i++) await put(`app__${String(i).padStart(4, '0')}_t${i}.sql`, migration([`CREATE TABLE t${i} (id integer)`]));
+      const { messages, error } = await applyAll();
+      expect(error).toBeUndefined();
+      expect(messages).toEqual(['all 100', 'all 50']);
+      expect(await recorded()).toHaveLength(150);
+    });
+
+    it('sends each statement alone with --perf, which logs every statement with its own time', async () => {
+      await put('app__0001_a.sql', migration(['CREATE TABLE a (id integer)']));
+      await put('app__0002_b.sql', migration(['CREATE TABLE b (id integer)']));
+      const { messages, error } = await applyAll({ perf: true });
+      expect(error).toBeUndefined();
+      expect(messages).toEqual(['one', 'one']);
+    });
+  });
+}
