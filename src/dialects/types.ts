@@ -92,13 +92,16 @@ export interface Connection {
   send?(step: StatementStep): Promise<void>;
   /**
    * Several migrations' statements in one message, each migration's tracking statement right
-   * after its last statement, where the protocol takes many statements at once, commits each on
-   * its own and stops at the first failing one (MySQL and MariaDB multi-statements: DDL commits
-   * itself, the tracking row commits with autocommit). Only steps that neither begin nor commit
-   * a transaction. A migration's execution time starts with its first step (the step after the
-   * previous step with a record). `onRecorded(i)` runs as the server reports step `i`'s record
-   * written, while the rest of the message still runs. The error is marked with the failing
-   * step's index ({@link failedStep}) and part ({@link failedPart}); the steps before it ran.
+   * after its last statement, where the protocol takes many statements at once and the server
+   * stops at the first failing one. Each migration runs as the database runs DDL: on PostgreSQL
+   * in a transaction of its own (its first step begins it, its last step commits it); on MySQL
+   * and MariaDB in none (DDL commits itself, the tracking row commits with autocommit), where
+   * a step that begins or commits is refused. A migration's execution time starts with its
+   * first step (the step after the previous step with a record). `onRecorded(i)` runs as the
+   * server reports step `i`'s migration recorded (and committed), while the rest of the message
+   * still runs. The error is marked with the failing step's index ({@link failedStep}) and part
+   * ({@link failedPart}); the migrations before it are recorded, and a transaction of the
+   * failing one is left open in the failed state: ROLLBACK it.
    */
   sendAll?(steps: readonly StatementStep[], onRecorded?: (step: number) => void): Promise<void>;
   /**

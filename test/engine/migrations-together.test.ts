@@ -16,15 +16,35 @@ import { migration } from './support/project.js';
 import { TARGETS, provision, queryOnce, tableExistsAt, targetReachable, type ProvisionedDatabase } from './support/targets.js';
 
 /**
- * On MySQL and MariaDB, consecutive migrations that run outside a transaction (they start with
- * DDL, which commits itself) travel to the server several to a message (Executor.applyAll,
- * Connection.sendAll). What that must keep: each migration recorded right after its own last
- * statement with its own execution time, nothing after a failing statement run or recorded, the
- * failure named by file and line with the statements of that file that ran, and migrations that
- * need a transaction of their own still sent alone.
+ * Consecutive migrations that run as the database runs DDL (PostgreSQL: each in a transaction of
+ * its own; MySQL and MariaDB: outside one, DDL committing itself) travel to the server several
+ * to a message (Executor.applyAll, Connection.sendAll). What that must keep: each migration
+ * recorded (and committed) right after its own last statement with its own execution time and
+ * the server's time, nothing after a failing statement run or recorded, the failure named by
+ * file and line (with the statements of that file that ran, or rolled back as a whole), and
+ * migrations that must run otherwise still sent alone.
  */
-for (const target of TARGETS.filter((t) => t.type === 'mysql' || t.type === 'mariadb')) {
+const SLOW: Record<string, string> = {
+  postgresql: 'CREATE TABLE slow AS SELECT 1 AS x FROM pg_sleep(0.4)',
+  mysql: 'CREATE TABLE slow AS SELECT SLEEP(0.4) AS x',
+  mariadb: 'CREATE TABLE slow AS SELECT SLEEP(0.4) AS x',
+};
+/** A migration that must go alone: on PostgreSQL one refusing a transaction, on MySQL one needing one (it starts with data). */
+const ALONE: Record<string, string[]> = {
+  postgresql: ['CREATE INDEX CONCURRENTLY b_id2 ON b (id)'],
+  mysql: ['INSERT INTO a VALUES (1)'],
+  mariadb: ['INSERT INTO a VALUES (1)'],
+};
+/** applied_at as ISO 8601 UTC text. */
+const APPLIED_AT: Record<string, string> = {
+  postgresql: `to_char(applied_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
+  mysql: "DATE_FORMAT(applied_at, '%Y-%m-%dT%H:%i:%s.%fZ')",
+  mariadb: "DATE_FORMAT(applied_at, '%Y-%m-%dT%H:%i:%s.%fZ')",
+};
+
+for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type === 'mysql' || t.type === 'mariadb')) {
   const reachable = await targetReachable(target);
+  const transactionalDdl = target.type === 'postgresql';
   describe.skipIf(!reachable)(`several migrations in one message on ${target.id}`, () => {
     let root: string;
     let db: ProvisionedDatabase;
@@ -43,26 +63,31 @@ for (const target of TARGETS.filter((t) => t.type === 'mysql' || t.type === 'mar
     const recorded = async () => (await queryOnce(target, db.url, 'SELECT filename FROM _mtool_migrations ORDER BY filename')).map((r) => r.filename);
 
     /**
-     * applyAll over the folder on a real session whose connection notes each message it sends:
-     * `all f1,f2` for one sendAll, `one` for a single step, `query` for a plain statement.
+     * applyAll over the folder on a real session whose connection notes what it is asked:
+     * `all N` for one sendAll of N migrations, `one` for a single step, `query <first word>`,
+     * `BEGIN`, `COMMIT`, `ROLLBACK`.
      */
     async function applyAll(options: { perf?: boolean } = {}) {
-      const files = await loadMigrations(entry().migrationsDir, { database: 'app', dialect: 'mysql' });
+      const files = await loadMigrations(entry().migrationsDir, { database: 'app', dialect: target.type === 'postgresql' ? 'postgresql' : 'mysql' });
       ensureParsed(files);
       const messages: string[] = [];
       const outcomes: MigrationOutcome[] = [];
       const error = await withSession(entry(), root, logger, async (session) => {
         await session.store.ensureTables();
         const conn = session.conn;
-        const noting: Connection = Object.assign(Object.create(conn) as Connection, {
-          query: (sql: string) => (messages.push(`query ${sql.split(' ')[0]}`), conn.query(sql)),
-          send: (step: Parameters<NonNullable<Connection['send']>>[0]) => (messages.push('one'), conn.send!(step)),
-          sendAll: (steps: Parameters<NonNullable<Connection['sendAll']>>[0], onRecorded?: (step: number) => void) => {
-            const names = steps.flatMap((s, i) => (s.record ? [String(i)] : []));
-            messages.push(`all ${names.length}`);
-            return conn.sendAll!(steps, onRecorded);
-          },
-        });
+        const note = <T>(what: string, run: () => Promise<T>): Promise<T> => (messages.push(what), run());
+        const noting: Connection = {
+          type: conn.type,
+          databaseName: conn.databaseName,
+          query: (sql) => note(`query ${sql.split(' ')[0]}`, () => conn.query(sql)),
+          begin: () => note('BEGIN', () => conn.begin()),
+          commit: () => note('COMMIT', () => conn.commit()),
+          rollback: () => note('ROLLBACK', () => conn.rollback()),
+          send: (step) => note('one', () => conn.send!(step)),
+          sendAll: (steps, onRecorded) => note(`all ${steps.filter((s) => s.record).length}`, () => conn.sendAll!(steps, onRecorded)),
+          serverVersion: () => conn.serverVersion(),
+          close: () => conn.close(),
+        };
         const exec = new Executor(noting, session.dialect, session.store, session.log, 'app', {
           perf: options.perf ?? false,
           verbose: false,
@@ -77,21 +102,21 @@ for (const target of TARGETS.filter((t) => t.type === 'mysql' || t.type === 'mar
       return { messages, outcomes, error };
     }
 
-    it('sends consecutive DDL migrations together and a migration needing a transaction alone', async () => {
+    it('sends consecutive DDL migrations together and a migration that must run otherwise alone', async () => {
       await put('app__0001_a.sql', migration(['CREATE TABLE a (id integer primary key)']));
       await put('app__0002_b.sql', migration(['CREATE TABLE b (id integer)', 'CREATE INDEX b_id ON b (id)']));
-      await put('app__0003_rows.sql', migration(['INSERT INTO a VALUES (1)'], ['DELETE FROM a']));
+      await put('app__0003_alone.sql', migration(ALONE[target.type]!, ['SELECT 1']));
       await put('app__0004_c.sql', migration(['CREATE TABLE c (id integer)']));
       await put('app__0005_placeholder.sql', migration([]));
       await put('app__0006_d.sql', migration(['CREATE TABLE d (id integer)']));
       const { messages, outcomes, error } = await applyAll();
       expect(error).toBeUndefined();
       // The placeholder (no statements) records itself in a transaction of its own, as before.
-      expect(messages).toEqual(['all 2', 'one', 'all 1', 'query START', 'query INSERT', 'query COMMIT', 'all 1']);
+      expect(messages).toEqual(['all 2', 'one', 'all 1', 'BEGIN', 'query INSERT', 'COMMIT', 'all 1']);
       expect(outcomes.map((o) => `${o.filename} ${o.action}`)).toEqual([
         'app__0001_a.sql applied',
         'app__0002_b.sql applied',
-        'app__0003_rows.sql applied',
+        'app__0003_alone.sql applied',
         'app__0004_c.sql applied',
         'app__0005_placeholder.sql applied',
         'app__0006_d.sql applied',
@@ -102,12 +127,12 @@ for (const target of TARGETS.filter((t) => t.type === 'mysql' || t.type === 'mar
 
     it('gives each migration of a message its own execution time and the server time it was recorded', async () => {
       const before = Date.now();
-      await put('app__0001_slow.sql', migration(['CREATE TABLE slow AS SELECT SLEEP(0.4) AS x']));
+      await put('app__0001_slow.sql', migration([SLOW[target.type]!]));
       await put('app__0002_quick.sql', migration(['CREATE TABLE quick (id integer)']));
       const { messages, outcomes, error } = await applyAll();
       expect(error).toBeUndefined();
       expect(messages).toEqual(['all 2']);
-      const rows = await queryOnce(target, db.url, "SELECT filename, execution_ms, DATE_FORMAT(applied_at, '%Y-%m-%dT%H:%i:%s.%fZ') AS at FROM _mtool_migrations ORDER BY filename");
+      const rows = await queryOnce(target, db.url, `SELECT filename, execution_ms, ${APPLIED_AT[target.type]} AS at FROM _mtool_migrations ORDER BY filename`);
       expect(Number(rows[0]!.execution_ms)).toBeGreaterThanOrEqual(380);
       expect(Number(rows[1]!.execution_ms)).toBeLessThan(380);
       expect(outcomes[0]!.durationMs).toBeGreaterThanOrEqual(380);
@@ -124,24 +149,30 @@ for (const target of TARGETS.filter((t) => t.type === 'mysql' || t.type === 'mar
       await put('app__0002_b.sql', migration(['CREATE TABLE b (id integer)', 'CREATE TABLE a (id integer)'], ['DROP TABLE b']));
       await put('app__0003_c.sql', migration(['CREATE TABLE c (id integer)']));
       const { messages, outcomes, error } = await applyAll();
-      expect(messages).toEqual(['all 3']);
+      expect(messages[0]).toBe('all 3');
       expect(error).toBeInstanceOf(MigrationFailedError);
       const failed = error as MigrationFailedError;
-      expect(failed.message).toMatch(/^app__0002_b\.sql:3: .*already exists.*that already ran: line 2: CREATE TABLE b/);
-      expect(failed.executed.map((s) => s.line)).toEqual([2]);
+      if (transactionalDdl) {
+        expect(failed.message).toMatch(/^app__0002_b\.sql:3: .*already exists.*rolled back as a whole/);
+        expect(failed.executed).toEqual([]);
+        expect(messages).toEqual(['all 3', 'ROLLBACK']);
+      } else {
+        expect(failed.message).toMatch(/^app__0002_b\.sql:3: .*already exists.*that already ran: line 2: CREATE TABLE b/);
+        expect(failed.executed.map((s) => s.line)).toEqual([2]);
+      }
       expect(outcomes.map((o) => o.filename)).toEqual(['app__0001_a.sql']);
       expect(await recorded()).toEqual(['app__0001_a.sql']);
-      expect(await tableExistsAt(target, db.url, 'b')).toBe(true);
+      expect(await tableExistsAt(target, db.url, 'b')).toBe(!transactionalDdl);
       expect(await tableExistsAt(target, db.url, 'c')).toBe(false);
     });
 
-    it('a failing first statement of a later file: nothing of that file ran', async () => {
+    it('a failing first statement of a later file: nothing of that file remains, and the next migrate starts there', async () => {
       await put('app__0001_a.sql', migration(['CREATE TABLE a (id integer)']));
       await put('app__0002_b.sql', migration(['CREATE TABLE b (id integer)']));
       await put('app__0003_again.sql', migration(['CREATE TABLE a (id integer)']));
       const error = await engine.migrate(entry(), { root, log: logger }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(MigrationFailedError);
-      expect((error as Error).message).toMatch(/^app__0003_again\.sql:2: .*no statement of migration app__0003_again\.sql had run/);
+      expect((error as Error).message).toMatch(transactionalDdl ? /^app__0003_again\.sql:2: .*rolled back as a whole/ : /^app__0003_again\.sql:2: .*no statement of migration app__0003_again\.sql had run/);
       expect(await recorded()).toEqual(['app__0001_a.sql', 'app__0002_b.sql']);
       // The next migrate starts after the recorded ones.
       await put('app__0003_again.sql', migration(['CREATE TABLE again (id integer)']));

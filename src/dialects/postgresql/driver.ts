@@ -5,7 +5,7 @@ import { MtoolError } from '../../errors.js';
 import { parseConnectionUrl, urlSecrets, type ConnectionUrl } from '../../net/connection-url.js';
 import type { ErrorContext } from '../driver-error.js';
 import { importDriver } from '../import-driver.js';
-import { inPart, markFailedPart } from '../step-part.js';
+import { failedPart, inPart, markFailedPart } from '../step-part.js';
 import type { ConnectOptions, Connection, QueryResult, Row, StatementStep, StepPart } from '../types.js';
 import { PostgresError } from './postgres-error.js';
 import { postgresQuoting } from './quoting.js';
@@ -175,9 +175,22 @@ const CLIENT_CHECK_MS = 250;
 /** Whole milliseconds since the server received the current message (StatementStep.record). */
 const ELAPSED_MS_SQL = '(extract(epoch from clock_timestamp() - statement_timestamp()) * 1000)::integer';
 
+/**
+ * In a message of several migrations ({@link PostgresConnection.sendAll}), each migration's start,
+ * kept in a setting of its own transaction: the message's start is the first one's only.
+ */
+const MARK_STARTED = "SELECT set_config('mtool.started', clock_timestamp()::text, true)";
+/** The server's current time (`applied_at`): not the transaction's start, which is the message's for all but the first migration. */
+const NOW_SQL = 'clock_timestamp()';
+
+/** Whole milliseconds since {@link MARK_STARTED} ran in this transaction. */
+const SINCE_STARTED_MS_SQL = "(extract(epoch from clock_timestamp() - current_setting('mtool.started')::timestamptz) * 1000)::integer";
+
 /** A pg simple-protocol query that counts the statements of its message that completed. */
 interface CountingQuery {
   readonly completed: number;
+  /** Called with each completed statement's index, as the server reports it. */
+  onComplete: ((index: number) => void) | undefined;
   run(client: PoolClient): Promise<void>;
 }
 
@@ -187,15 +200,17 @@ const countingQueries = new WeakMap<PgModule, new (config: { text: string }) => 
  * pg's Query with a count of CommandComplete messages (one per statement that ran), through the
  * Submittable handlers pg calls on it: after an error, the count names the failing statement.
  */
-function countingQuery(pg: PgModule, text: string): CountingQuery {
+function countingQuery(pg: PgModule, text: string, onComplete?: (index: number) => void): CountingQuery {
   let Counting = countingQueries.get(pg);
   if (!Counting) {
     const Base = pg.Query as unknown as new (config: { text: string }) => { callback?: (error: Error | null) => void; handleCommandComplete(msg: unknown, connection: unknown): void };
     Counting = class extends Base implements CountingQuery {
       completed = 0;
+      onComplete: ((index: number) => void) | undefined;
       override handleCommandComplete(msg: unknown, connection: unknown): void {
         this.completed++;
         super.handleCommandComplete(msg, connection);
+        this.onComplete?.(this.completed - 1);
       }
       run(client: PoolClient): Promise<void> {
         return new Promise((resolve, reject) => {
@@ -206,7 +221,9 @@ function countingQuery(pg: PgModule, text: string): CountingQuery {
     };
     countingQueries.set(pg, Counting);
   }
-  return new Counting({ text });
+  const query = new Counting({ text });
+  query.onComplete = onComplete;
+  return query;
 }
 
 /** One pg pool client held for the life of the connection. */
@@ -283,32 +300,86 @@ class PostgresConnection implements Connection {
     }
     // Before the first BEGIN (a failing SET must not abort a transaction).
     if (step.begin) this.#checksClient ??= await this.#checkClient();
-    const parts: { part: StepPart; sql: string }[] = [];
-    if (step.begin) parts.push({ part: 'begin', sql: 'BEGIN' }, { part: 'begin', sql: ASYNC_COMMIT });
-    const statementAt = parts.reduce((n, p) => n + p.sql.length + 2, 0);
-    parts.push({ part: 'statement', sql: step.sql });
-    if (step.record) parts.push({ part: 'record', sql: step.record(ELAPSED_MS_SQL) });
     // Without the server's check, a client killed during the statement would still see the
     // COMMIT run once the statement ends: the COMMIT then waits for the statement's answer.
-    const commitAlone = step.commit && !this.#checksClient;
-    if (step.commit && !commitAlone) parts.push({ part: 'commit', sql: 'COMMIT' });
-    if (step.begin) this.#inTransaction = true;
-    const query = countingQuery(this.#pg, parts.map((p) => p.sql).join(';\n'));
+    const commitAlone = step.commit === true && !this.#checksClient;
+    await this.#message([commitAlone ? { ...step, commit: false } : step], false);
+    if (commitAlone) await inPart('commit', () => this.commit());
+  }
+
+  /**
+   * Several migrations in one message, each a transaction of its own (its first step begins it,
+   * its last step records and commits it). Where the server cannot check that the client is
+   * still there ({@link CLIENT_CHECK_MS}), a COMMIT must not travel with statements: the steps
+   * then go one by one, as {@link send} sends them.
+   */
+  async sendAll(steps: readonly StatementStep[], onRecorded?: (step: number) => void): Promise<void> {
+    if (steps.some((s) => s.begin)) this.#checksClient ??= await this.#checkClient();
+    if (this.#checksClient) return this.#message(steps, true, onRecorded);
+    for (let i = 0; i < steps.length; i++) {
+      try {
+        await this.send(steps[i]!);
+      } catch (error) {
+        throw markFailedPart(error, failedPart(error), i);
+      }
+      if (steps[i]!.record) onRecorded?.(i);
+    }
+  }
+
+  /**
+   * Steps as one simple-protocol message: the server runs nothing after a failing statement, and
+   * the count of statements that completed names the failing part and its step. A failure leaves
+   * the migration's transaction open in the failed state. A migration's time counts from the
+   * message's start ({@link send}), or from its BEGIN (`perMigrationClock`, {@link sendAll}).
+   */
+  async #message(steps: readonly StatementStep[], perMigrationClock: boolean, onRecorded?: (step: number) => void): Promise<void> {
+    const parts: { part: StepPart; step: number; at: number }[] = [];
+    const sql: string[] = [];
+    /** Part index after which each migration is done (its COMMIT, or its record) → its step. */
+    const done = new Map<number, number>();
+    let at = 0;
+    const add = (part: StepPart, step: number, text: string): void => {
+      parts.push({ part, step, at });
+      sql.push(text);
+      at += text.length + 2; // ';\n'
+    };
+    const elapsedMsSql = perMigrationClock ? SINCE_STARTED_MS_SQL : ELAPSED_MS_SQL;
+    for (let i = 0; i < steps.length; i++) {
+      const step = steps[i]!;
+      if (step.begin) {
+        add('begin', i, 'BEGIN');
+        add('begin', i, ASYNC_COMMIT);
+        if (perMigrationClock) add('begin', i, MARK_STARTED);
+      }
+      add('statement', i, step.sql);
+      if (step.record) add('record', i, step.record(elapsedMsSql, NOW_SQL));
+      if (step.commit) add('commit', i, 'COMMIT');
+      if (step.record) done.set(parts.length - 1, i);
+    }
+    const query = countingQuery(this.#pg, sql.join(';\n'), onRecorded && done.size > 0 ? (index) => {
+      const step = done.get(index);
+      if (step !== undefined) onRecorded(step);
+    } : undefined);
+    const wasInTransaction = this.#inTransaction;
+    // From the first BEGIN on a transaction is open until a COMMIT ends it, failed or not.
+    if (steps.some((s) => s.begin)) this.#inTransaction = true;
     try {
       await query.run(this.#open());
     } catch (e) {
-      const failed = parts[Math.min(query.completed, parts.length - 1)]!.part;
+      const failed = parts[Math.min(query.completed, parts.length - 1)]!;
+      // The migrations before the failing one committed. Its own transaction stays open in the
+      // failed state (ROLLBACK it), unless its COMMIT failed, which ends it.
+      this.#inTransaction = failed.part !== 'commit' && (wasInTransaction || steps.slice(0, failed.step + 1).some((s) => s.begin));
       const error = this.#wrap(e);
       if (error.position !== undefined) {
         // The server counts from the start of the whole message; only the statement's own
         // position means something to the reader.
-        const position = error.position - statementAt;
-        Object.defineProperty(error, 'position', { value: failed === 'statement' && position > 0 ? position : undefined });
+        const position = error.position - failed.at;
+        Object.defineProperty(error, 'position', { value: failed.part === 'statement' && position > 0 ? position : undefined });
       }
-      throw markFailedPart(error, failed);
+      throw markFailedPart(error, failed.part, failed.step);
     }
-    if (commitAlone) await inPart('commit', () => this.commit());
-    else if (step.commit) this.#inTransaction = false;
+    if (steps[steps.length - 1]?.commit) this.#inTransaction = false;
   }
 
   /** Turn on {@link CLIENT_CHECK_MS} for this session; false where the server has no such check. */

@@ -34,6 +34,12 @@ export interface ExecutorOptions {
 
 type Direction = 'upgrade' | 'rollback';
 
+/** How a file's statements run: in a transaction of their own, or outside one where the database had transactions (`outside`). */
+interface TransactionMode {
+  useTransaction: boolean;
+  outside: boolean;
+}
+
 /** A migration applied inside the open group: enough to report it, or to apply it again alone. */
 interface GroupMember extends AppliedMigration {
   /** The row a re-run repeatable replaced (update instead of insert). */
@@ -91,7 +97,8 @@ export class Executor {
     return this.#apply(file, existing, this.#options.groupWindowMs !== undefined);
   }
 
-  async #apply(file: MigrationFile, existing: TrackedMigration | undefined, grouped: boolean): Promise<{ outcome: MigrationOutcome; record: MigrationRecord }> {
+  /** `mode`: the file's `#transactionMode`, when the caller has it already (its warning logged once). */
+  async #apply(file: MigrationFile, existing: TrackedMigration | undefined, grouped: boolean, mode?: TransactionMode): Promise<{ outcome: MigrationOutcome; record: MigrationRecord }> {
     let record: MigrationRecord | undefined;
     const { durationMs, outside } = await this.#runUnit(
       file,
@@ -102,6 +109,7 @@ export class Executor {
         return { sql: existing ? this.#store.updateStatement(record, msSql, atSql) : this.#store.insertStatement(record, msSql, atSql), member: { file, record, existing } };
       },
       grouped,
+      mode,
     );
     return {
       outcome: { filename: file.filename, version: file.version ?? null, type: file.kind, action: 'applied', durationMs, ...(outside ? { outsideTransaction: true } : {}) },
@@ -111,18 +119,20 @@ export class Executor {
 
   /**
    * Apply versioned files in order, as {@link apply} one by one would, except that consecutive
-   * files that run outside a transaction go to the server several to a message where the driver
-   * takes that ({@link Connection.sendAll}: MySQL and MariaDB). The server still runs them one
-   * after the other, records each right after its last statement and stops at the first failing
-   * statement; what goes is its wait for the client between two migrations (the answer's round
-   * trip and the client's turn), about as long as a small migration itself. Not with `--perf`
-   * (each statement's own time is logged) or a group window (SQLite). For the caller to use only
-   * where nothing must run between two migrations (no per-migration hooks).
+   * files that run as the database runs DDL (PostgreSQL: each in a transaction of its own; MySQL
+   * and MariaDB: outside one, DDL committing itself) go to the server several to a message where
+   * the driver takes that ({@link Connection.sendAll}). The server still runs them one after the
+   * other, records (and commits) each right after its last statement and stops at the first
+   * failing statement; what goes is its wait for the client between two migrations (the
+   * answer's round trip and the client's turn), about as long as a small migration itself. Not
+   * with `--perf` (each statement's own time is logged) or a group window (SQLite). For the
+   * caller to use only where nothing must run between two migrations (no per-migration hooks).
    * `onApplied` gets each applied migration in order, also those before a failure, which then
    * throws as {@link apply} does.
    */
   async applyAll(files: readonly MigrationFile[], onApplied: (applied: { outcome: MigrationOutcome; record: MigrationRecord }) => void): Promise<void> {
     const together = this.#conn.sendAll !== undefined && !this.#options.perf && this.#options.groupWindowMs === undefined;
+    const inTransaction = this.#dialect.capabilities.transactionalDdl;
     let batch: MigrationFile[] = [];
     let bytes = 0;
     const send = async (): Promise<void> => {
@@ -130,24 +140,29 @@ export class Executor {
       const files = batch;
       batch = [];
       bytes = 0;
-      await this.#applyTogether(files, onApplied);
+      await this.#applyTogether(files, inTransaction, onApplied);
     };
     for (const file of files) {
+      if (!together) {
+        onApplied(await this.apply(file));
+        continue;
+      }
       const statements = file.upgrade;
-      if (together && statements.length > 0 && !(await this.#transactionMode(file, statements, 'upgrade')).useTransaction) {
+      const mode = await this.#transactionMode(file, statements, 'upgrade');
+      if (statements.length > 0 && mode.useTransaction === inTransaction) {
         batch.push(file);
         for (let i = 0; i < statements.length; i++) bytes += statements[i]!.text.length;
         if (batch.length >= MESSAGE_FILES || bytes >= MESSAGE_CHARS) await send();
         continue;
       }
       await send();
-      onApplied(await this.apply(file));
+      onApplied(await this.#apply(file, undefined, false, mode));
     }
     await send();
   }
 
-  /** One message of {@link applyAll}: files that run outside a transaction, in order. */
-  async #applyTogether(files: readonly MigrationFile[], onApplied: (applied: { outcome: MigrationOutcome; record: MigrationRecord }) => void): Promise<void> {
+  /** One message of {@link applyAll}: files in order, each in a transaction of its own or none. */
+  async #applyTogether(files: readonly MigrationFile[], inTransaction: boolean, onApplied: (applied: { outcome: MigrationOutcome; record: MigrationRecord }) => void): Promise<void> {
     this.#checkAbort();
     const steps: StatementStep[] = [];
     /** Each step's file (index into `files`) and statement. */
@@ -161,7 +176,11 @@ export class Executor {
       for (let i = 0; i < statements.length; i++) {
         const statement = statements[i]!;
         const last = i === statements.length - 1;
-        steps.push({ sql: statement.text, ...(last ? { record: (msSql: string, atSql?: string) => this.#store.insertStatement((records[f] = this.#recordFor(file, 0)), msSql, atSql) } : {}) });
+        steps.push({
+          sql: statement.text,
+          ...(i === 0 && inTransaction ? { begin: true } : {}),
+          ...(last ? { record: (msSql: string, atSql?: string) => this.#store.insertStatement((records[f] = this.#recordFor(file, 0)), msSql, atSql), commit: inTransaction } : {}),
+        });
         owners.push({ file: f, statement });
       }
       recordSteps.push(steps.length - 1);
@@ -172,14 +191,9 @@ export class Executor {
     let applied = 0;
     let mark = performance.now();
     log(`applying ${files[0]!.filename}`);
-    const signal = this.#options.signal;
-    const cancel = signal && this.#conn.cancel ? () => void this.#cancel() : undefined;
     const recorded = (step: number): void => {
       const f = owners[step]!.file;
       if (f !== applied) return; // records arrive in order; anything else is not this message's
-      // Interrupted, yet the message goes on: the server took the stop between two statements,
-      // where it has no statement to stop. Ask again while the next one runs.
-      if (signal?.aborted && cancel) cancel();
       const now = performance.now();
       const record = records[f]!;
       record.executionMs = now - mark;
@@ -193,29 +207,49 @@ export class Executor {
       for (let f = 0; f < count; f++) onApplied({ outcome: { filename: files[f]!.filename, version: files[f]!.version ?? null, type: files[f]!.kind, action: 'applied', durationMs: records[f]!.executionMs }, record: records[f]! });
       if (count > 0) await this.#options.onCommit?.(files.slice(0, count).map((file, f) => ({ file, record: records[f]! })));
     };
+    const signal = this.#options.signal;
+    const cancel = signal && this.#conn.cancel ? () => void this.#cancel() : undefined;
+    // Interrupted, yet the message goes on: the stop reached the server between two statements,
+    // where it had nothing to stop. Ask again (quietly, one request at a time) as records arrive.
+    let asking: Promise<void> | undefined;
+    const onRecorded = (step: number): void => {
+      if (signal?.aborted && cancel && !asking) asking = this.#conn.cancel!().catch(() => undefined).finally(() => (asking = undefined));
+      recorded(step);
+    };
     if (cancel) signal!.addEventListener('abort', cancel, { once: true });
     try {
-      await this.#conn.sendAll!(steps, recorded);
+      await this.#conn.sendAll!(steps, onRecorded);
       // A driver that did not report every record: the message ran whole, so they all are.
       while (applied < files.length) recorded(recordSteps[applied]!);
     } catch (error) {
       // The files whose record the server reported are applied and recorded; the error belongs to
-      // the next one, whose statements before the failing step ran (and it, when its record failed).
+      // the next one, whose statements before the failing step ran (and it, when its record
+      // failed), or were rolled back with its transaction.
+      let rolledBack = false;
+      if (inTransaction) {
+        try {
+          await this.#conn.rollback();
+          rolledBack = true;
+        } catch (rollbackError) {
+          this.#log.warn(`${files[applied]!.filename}: ROLLBACK failed after an error`, { error: rollbackError });
+        }
+      }
       await report(applied);
       const failing = failedStep(error);
+      const part = failedPart(error);
       const file = files[applied]!;
       const executed: ExecutedStatement[] = [];
       let current: SqlStatement | undefined;
       for (let step = 0; step < owners.length; step++) {
         if (owners[step]!.file !== applied) continue;
         const { statement } = owners[step]!;
-        if (step < failing || (step === failing && failedPart(error) === 'record')) executed.push({ line: statement.line, text: statement.text });
+        if (step < failing || (step === failing && (part === 'record' || part === 'commit'))) executed.push({ line: statement.line, text: statement.text });
         else {
           current = statement;
           break;
         }
       }
-      throw this.#failure(file, 'upgrade', error, current, executed, false, false);
+      throw this.#failure(file, 'upgrade', error, current, executed, rolledBack, inTransaction);
     } finally {
       if (cancel) signal!.removeEventListener('abort', cancel);
     }
@@ -284,9 +318,10 @@ export class Executor {
     /** The tracking statement to run after the file's statements (and what to report once committed). */
     recordFor: (executionMs: number, executionMsSql?: string, appliedAtSql?: string) => { sql: string; member?: GroupMember },
     grouped = false,
+    mode?: TransactionMode,
   ): Promise<{ durationMs: number; outside: boolean }> {
     const caps = this.#dialect.capabilities;
-    const { useTransaction, outside } = await this.#transactionMode(file, statements, direction);
+    const { useTransaction, outside } = mode ?? (await this.#transactionMode(file, statements, direction));
     const inSavepoint = useTransaction && grouped && caps.transactionalDdl && caps.savepoints;
     if (!inSavepoint) await this.#commitGroup();
     const label = direction === 'rollback' ? `rolling back ${file.filename}` : `applying ${file.filename}`;
@@ -398,7 +433,7 @@ export class Executor {
    * Whether a file's statements run in a transaction of their own, and whether they run outside
    * one although the database has transactions (`outside`: logged as a warning, once per file).
    */
-  async #transactionMode(file: MigrationFile, statements: readonly SqlStatement[], direction: Direction): Promise<{ useTransaction: boolean; outside: boolean }> {
+  async #transactionMode(file: MigrationFile, statements: readonly SqlStatement[], direction: Direction): Promise<TransactionMode> {
     const caps = this.#dialect.capabilities;
     // Without transactional DDL, a file starting with DDL would end its own transaction at once.
     if (!caps.transactions || (!caps.transactionalDdl && beginsWithImplicitCommit(statements))) return { useTransaction: false, outside: false };
