@@ -110,38 +110,9 @@ export async function migrate(entry: DatabaseEntry, ctx: EngineContext, options:
     };
     return withLock(session, options.commandLine ?? 'migrate', ctx.run, async () => {
       const { records, plan } = await planOnce();
-      ensureParsed([...plan.versioned, ...plan.repeatables.map((r) => r.file)]);
-      const outcomes: MigrationOutcome[] = [];
-      const hooks = new BatchHooks(session, options.hooks, options.deferSnapshots ?? false);
-      const exec = executor(session, ctx, options, hooks.committed);
-      if (plan.baseline) {
-        for (const file of plan.versioned) outcomes.push(await exec.baseline(file));
-      } else {
-        try {
-          if (hooks.perMigration) {
-            for (const [i, file] of plan.versioned.entries()) {
-              await hooks.before(file, plan.versioned.length - i);
-              const { outcome, record } = await exec.apply(file);
-              outcomes.push(outcome);
-              await hooks.after(file, record);
-              await hooks.flushCommits();
-            }
-          } else {
-            // Nothing runs between two migrations: the executor may send several in one message.
-            await exec.applyAll(plan.versioned, ({ outcome }) => outcomes.push(outcome));
-          }
-          // Before the repeatables: a snapshot is the schema the versioned migrations made (spec:
-          // repeatable migrations write no snapshot), deferred or not.
-          await exec.finish();
-        } catch (error) {
-          await hooks.end(true);
-          throw error;
-        }
-        await hooks.end(false);
-        for (const step of plan.repeatables) outcomes.push((await exec.apply(step.file, step.existing)).outcome);
-        await exec.finish();
-      }
-      const after = [...records, ...hooks.applied.map((a) => a.record), ...(plan.baseline ? plan.versioned.map((f) => ({ version: f.version ?? null })) : [])];
+      // Nothing to run (a no-op): no executor, hooks or who-applied-it lookup.
+      const { outcomes, applied } = plan.versioned.length > 0 || plan.repeatables.length > 0 ? await runPlan(session, ctx, options, plan) : { outcomes: [], applied: [] };
+      const after = [...records, ...applied, ...(plan.baseline ? plan.versioned.map((f) => ({ version: f.version ?? null })) : [])];
       return {
         database: entry.name,
         databaseType: entry.type,
@@ -152,6 +123,42 @@ export async function migrate(entry: DatabaseEntry, ctx: EngineContext, options:
       };
     }, { readOnly });
   });
+}
+
+/** Run a `migrate` plan under the lock: versioned migrations (or their baseline), the batch hooks, then the due repeatables. */
+async function runPlan(session: DatabaseSession, ctx: EngineContext, options: MigrateOptions, plan: MigratePlan): Promise<{ outcomes: MigrationOutcome[]; applied: MigrationRecord[] }> {
+  ensureParsed([...plan.versioned, ...plan.repeatables.map((r) => r.file)]);
+  const outcomes: MigrationOutcome[] = [];
+  const hooks = new BatchHooks(session, options.hooks, options.deferSnapshots ?? false);
+  const exec = executor(session, ctx, options, hooks.committed);
+  if (plan.baseline) {
+    for (const file of plan.versioned) outcomes.push(await exec.baseline(file));
+    return { outcomes, applied: [] };
+  }
+  try {
+    if (hooks.perMigration) {
+      for (const [i, file] of plan.versioned.entries()) {
+        await hooks.before(file, plan.versioned.length - i);
+        const { outcome, record } = await exec.apply(file);
+        outcomes.push(outcome);
+        await hooks.after(file, record);
+        await hooks.flushCommits();
+      }
+    } else {
+      // Nothing runs between two migrations: the executor may send several in one message.
+      await exec.applyAll(plan.versioned, ({ outcome }) => outcomes.push(outcome));
+    }
+    // Before the repeatables: a snapshot is the schema the versioned migrations made (spec:
+    // repeatable migrations write no snapshot), deferred or not.
+    await exec.finish();
+  } catch (error) {
+    await hooks.end(true);
+    throw error;
+  }
+  await hooks.end(false);
+  for (const step of plan.repeatables) outcomes.push((await exec.apply(step.file, step.existing)).outcome);
+  await exec.finish();
+  return { outcomes, applied: hooks.applied.map((a) => a.record) };
 }
 
 async function dryRun(session: DatabaseSession, files: MigrationFile[], options: MigrateOptions, started: number): Promise<RunResult> {
