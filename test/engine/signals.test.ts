@@ -145,6 +145,18 @@ for (const c of CASES) {
 }
 
 const mariadb = TARGETS.find((t) => t.id === 'mariadb')!;
+
+/** `migrate --verbose`, SIGTERM once `filename` has run for 0.7 s: exit 143 after asking the server to stop it. */
+async function terminateWhileApplying(project: TestProject, filename: string): Promise<ReturnType<typeof start>> {
+  const run = start(project, ['migrate', '--verbose']);
+  await waitFor('the long migration to start', () => run.stderr().includes(`applying ${filename}`));
+  await new Promise((r) => setTimeout(r, 700));
+  run.child.kill('SIGTERM');
+  const exit = await run.exit;
+  expect(exit.code, run.stderr()).toBe(143);
+  expect(run.stderr()).toContain('asked the server to stop the running statement');
+  return run;
+}
 describe.skipIf(!(await targetReachable(mariadb)))('interrupting migrate on mariadb', () => {
   let db: ProvisionedDatabase | undefined;
   let project: TestProject | undefined;
@@ -159,13 +171,7 @@ describe.skipIf(!(await targetReachable(mariadb)))('interrupting migrate on mari
     await project.write('app__0001_first.sql', migration(['CREATE TABLE first_t (id integer primary key)']));
     // Data first: MariaDB runs the file in a transaction (DDL would commit on its own).
     await project.write('app__0002_long.sql', migration(['INSERT INTO first_t VALUES (1)', 'SELECT SLEEP(6)', 'INSERT INTO first_t VALUES (2)']));
-    const run = start(project, ['migrate', '--verbose']);
-    await waitFor('the long migration to start', () => run.stderr().includes('applying app__0002_long.sql'));
-    await new Promise((r) => setTimeout(r, 700));
-    run.child.kill('SIGTERM');
-    const exit = await run.exit;
-    expect(exit.code, run.stderr()).toBe(143);
-    expect(run.stderr()).toContain('asked the server to stop the running statement');
+    const run = await terminateWhileApplying(project, 'app__0002_long.sql');
     expect(run.stderr()).not.toContain('lock released from a second connection');
     const sleeping = await queryOnce(mariadb, db.url, "SELECT count(*) AS n FROM information_schema.processlist WHERE info LIKE 'SELECT SLEEP(6)%'");
     expect(Number(sleeping[0]!.n)).toBe(0);
@@ -182,13 +188,7 @@ describe.skipIf(!(await targetReachable(mariadb)))('interrupting migrate on mari
     await project.write('app__0001_first.sql', migration(['CREATE TABLE first_t (id integer primary key)']));
     await project.write('app__0002_long.sql', migration(['CREATE TABLE long_t AS SELECT SLEEP(6) AS x']));
     await project.write('app__0003_after.sql', migration(['CREATE TABLE after_t (id integer)']));
-    const run = start(project, ['migrate', '--verbose']);
-    await waitFor('the long migration to start', () => run.stderr().includes('applying app__0002_long.sql'));
-    await new Promise((r) => setTimeout(r, 700));
-    run.child.kill('SIGTERM');
-    const exit = await run.exit;
-    expect(exit.code, run.stderr()).toBe(143);
-    expect(run.stderr()).toContain('asked the server to stop the running statement');
+    const run = await terminateWhileApplying(project, 'app__0002_long.sql');
     expect(run.stderr()).toMatch(/app__0002_long\.sql:2: .*interrupted/i);
     const sleeping = await queryOnce(mariadb, db.url, "SELECT count(*) AS n FROM information_schema.processlist WHERE info LIKE 'CREATE TABLE long_t%'");
     expect(Number(sleeping[0]!.n)).toBe(0);
