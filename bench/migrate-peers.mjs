@@ -3,9 +3,7 @@
 // `status` over N applied ones, for mtool, dbmate, node-pg-migrate and knex, against the database's
 // own CLI sending the same statements in one go, on PostgreSQL, MariaDB and SQLite, in one run.
 //
-//   node bench/migrate-peers.mjs [--engines postgresql,mariadb,sqlite]
-//                                [--tools floor,floor-tracked,dbmate,node-pg-migrate,knex,mtool,mtool-defer]
-//                                [--count 1000] [--reps 9] [--apply-reps 3] [--runs 1] [--timeout 120] [--keep] [--profile] [--cpu]
+//   node bench/migrate-peers.mjs [options]    (--help lists them: USAGE below)
 //
 // An apply slower than 30 s is not repeated; any command running longer than --timeout seconds is
 // killed and its tool gets an error row, so one pathological tool cannot hold the bench for long.
@@ -38,7 +36,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, hostname, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { benchOptions } from './lib/args.mjs';
 import { postgresql, mariadb, sqlite } from './peers/engines.mjs';
 import { median, runChecked } from './peers/run-timed.mjs';
 import { summarize, printEngine } from './peers/report.mjs';
@@ -53,8 +51,12 @@ import mtool, { mtoolDefer } from './peers/tools/mtool.mjs';
 const benchDir = fileURLToPath(new URL('.', import.meta.url));
 const workDir = join(benchDir, '.work');
 
-const { values: opts } = parseArgs({
-  options: {
+const USAGE = `usage: node bench/migrate-peers.mjs [--engines postgresql,mariadb,sqlite]
+    [--tools floor,floor-tracked,dbmate,node-pg-migrate,knex,mtool,mtool-defer]
+    [--count 1000] [--reps 9] [--apply-reps 3] [--runs 1] [--timeout 120] [--keep] [--profile] [--cpu]
+(what each option does: the comment at the top of bench/migrate-peers.mjs and bench/README.md)`;
+
+const opts = benchOptions('migrate-peers', USAGE, {
     engines: { type: 'string', default: 'postgresql,mariadb,sqlite' },
     tools: { type: 'string', default: 'floor,floor-tracked,dbmate,node-pg-migrate,knex,mtool,mtool-defer' },
     timeout: { type: 'string', default: '120' },
@@ -65,7 +67,6 @@ const { values: opts } = parseArgs({
     keep: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
     cpu: { type: 'boolean', default: false },
-  },
 });
 const count = Number(opts.count);
 const reps = Number(opts.reps);

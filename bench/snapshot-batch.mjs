@@ -20,21 +20,19 @@ import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { benchOptions } from './lib/args.mjs';
 import { mariadb, postgresql, sqlite } from './peers/engines.mjs';
 
 const repoRoot = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const bin = join(repoRoot, 'dist', 'cli', 'bin.js');
 const workDir = join(repoRoot, 'bench', '.work', 'snapshot-batch');
 
-const { values: opts } = parseArgs({
-  options: {
-    n: { type: 'string', default: '300' },
-    engines: { type: 'string', default: 'postgresql,mariadb,sqlite' },
-    reps: { type: 'string', default: '1' },
-    json: { type: 'boolean', default: false },
-    log: { type: 'boolean', default: false },
-  },
+const opts = benchOptions('snapshot-batch', 'usage: node bench/snapshot-batch.mjs [--n 300] [--engines postgresql,mariadb,sqlite] [--reps 1] [--json] [--log]', {
+  n: { type: 'string', default: '300' },
+  engines: { type: 'string', default: 'postgresql,mariadb,sqlite' },
+  reps: { type: 'string', default: '1' },
+  json: { type: 'boolean', default: false },
+  log: { type: 'boolean', default: false },
 });
 const n = Number(opts.n);
 const reps = Number(opts.reps);

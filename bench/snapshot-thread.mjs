@@ -18,16 +18,14 @@ import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { benchOptions } from './lib/args.mjs';
 import { importBuilt } from './lib/built.mjs';
 import { mariadb, postgresql, sqlite } from './peers/engines.mjs';
 
-const { values: opts } = parseArgs({
-  options: {
-    reps: { type: 'string', default: '5' },
-    engine: { type: 'string', default: 'postgresql' },
-    grid: { type: 'string', default: '20:0,50:0,100:0,200:0,20:500,50:500,100:500' },
-  },
+const opts = benchOptions('snapshot-thread', 'usage: node bench/snapshot-thread.mjs [--engine postgresql|mariadb|sqlite] [--reps 5] [--grid N:B,...] (N migrations over B tables)', {
+  reps: { type: 'string', default: '5' },
+  engine: { type: 'string', default: 'postgresql' },
+  grid: { type: 'string', default: '20:0,50:0,100:0,200:0,20:500,50:500,100:500' },
 });
 const reps = Number(opts.reps);
 const grid = opts.grid.split(',').map((point) => {
