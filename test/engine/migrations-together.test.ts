@@ -180,6 +180,18 @@ for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type ===
       expect(result.outcomes.map((o) => o.filename)).toEqual(['app__0003_again.sql']);
     });
 
+    it('records a file that begins and commits a transaction of its own in the middle of a message', async () => {
+      await put('app__0001_a.sql', migration(['CREATE TABLE a (id integer)']));
+      await put('app__0002_own.sql', migration(['CREATE TABLE own_t (id integer)', 'BEGIN', 'INSERT INTO own_t VALUES (1)', 'COMMIT', 'CREATE TABLE after_own (id integer)']));
+      await put('app__0003_c.sql', migration(['CREATE TABLE c (id integer)']));
+      const { messages, error } = await applyAll();
+      expect(error).toBeUndefined();
+      expect(messages).toEqual(['all 3']);
+      expect(await recorded()).toEqual(['app__0001_a.sql', 'app__0002_own.sql', 'app__0003_c.sql']);
+      const rows = await queryOnce(target, db.url, "SELECT execution_ms FROM _mtool_migrations WHERE filename = 'app__0002_own.sql'");
+      expect(Number(rows[0]!.execution_ms)).toBeGreaterThanOrEqual(0);
+    });
+
     it('splits a long run into messages of at most 100 files', async () => {
       for (let i = 1; i <= 150; i++) await put(`app__${String(i).padStart(4, '0')}_t${i}.sql`, migration([`CREATE TABLE t${i} (id integer)`]));
       const { messages, error } = await applyAll();

@@ -176,14 +176,15 @@ const CLIENT_CHECK_MS = 250;
 const ELAPSED_MS_SQL = '(extract(epoch from clock_timestamp() - statement_timestamp()) * 1000)::integer';
 
 /**
- * In a message of several migrations ({@link PostgresConnection.sendAll}), each migration's start,
- * kept in a setting of its own transaction: the message's start is the first one's only.
+ * In a message of several migrations ({@link PostgresConnection.sendAll}), each migration's start
+ * (the message's start is the first one's only), kept in a setting of the session: one local to
+ * the transaction would be gone where a file ends its own transaction early (an explicit COMMIT).
  */
-const MARK_STARTED = "SELECT set_config('mtool.started', clock_timestamp()::text, true)";
+const MARK_STARTED = "SELECT set_config('mtool.started', clock_timestamp()::text, false)";
 /** The server's current time (`applied_at`): not the transaction's start, which is the message's for all but the first migration. */
 const NOW_SQL = 'clock_timestamp()';
 
-/** Whole milliseconds since {@link MARK_STARTED} ran in this transaction. */
+/** Whole milliseconds since {@link MARK_STARTED} last ran. */
 const SINCE_STARTED_MS_SQL = "(extract(epoch from clock_timestamp() - current_setting('mtool.started')::timestamptz) * 1000)::integer";
 
 /** A pg simple-protocol query that counts the statements of its message that completed. */
