@@ -6,6 +6,7 @@ import { MtoolError } from '../../errors.js';
 import type { MigrationFile, SqlStatement } from '../../parser/migration-file.js';
 import type { Logger } from '../log.js';
 import { MigrationFailedError, statementPreview, type ExecutedStatement } from './migration-error.js';
+import { messageSteps, ranBeforeFailure } from './message-steps.js';
 import type { RollbackStep } from './planner.js';
 import type { TrackingStore } from './tracking-store.js';
 import { beginsWithImplicitCommit, noTransactionReason } from './transaction-mode.js';
@@ -164,35 +165,16 @@ export class Executor {
   /** One message of {@link applyAll}: files in order, each in a transaction of its own or none. */
   async #applyTogether(files: readonly MigrationFile[], inTransaction: boolean, onApplied: (applied: { outcome: MigrationOutcome; record: MigrationRecord }) => void): Promise<void> {
     this.#checkAbort();
-    const steps: StatementStep[] = [];
-    /** Each step's file (index into `files`) and statement. */
-    const owners: { file: number; statement: SqlStatement }[] = [];
     const records = new Array<MigrationRecord>(files.length);
-    /** The step carrying each file's record. */
-    const recordSteps: number[] = [];
-    for (let f = 0; f < files.length; f++) {
-      const file = files[f]!;
-      const statements = file.upgrade;
-      for (let i = 0; i < statements.length; i++) {
-        const statement = statements[i]!;
-        const last = i === statements.length - 1;
-        steps.push({
-          sql: statement.text,
-          ...(i === 0 && inTransaction ? { begin: true } : {}),
-          ...(last ? { record: (msSql: string, atSql?: string) => this.#store.insertStatement((records[f] = this.#recordFor(file, 0)), msSql, atSql), commit: inTransaction } : {}),
-        });
-        owners.push({ file: f, statement });
-      }
-      recordSteps.push(steps.length - 1);
-    }
-    const log = (message: string): void => (this.#options.verbose ? this.#log.info(message) : this.#log.debug(message));
+    const message = messageSteps(files, inTransaction, (f, msSql, nowSql) => this.#store.insertStatement((records[f] = this.#recordFor(files[f]!, 0)), msSql, nowSql));
+    const log = (text: string): void => (this.#options.verbose ? this.#log.info(text) : this.#log.debug(text));
     // Each file's time, as the client sees it: from the previous file's record (or the message's
     // start) to its own, reported by the server as each record is written.
     let applied = 0;
     let mark = performance.now();
     log(`applying ${files[0]!.filename}`);
     const recorded = (step: number): void => {
-      const f = owners[step]!.file;
+      const f = message.owners[step]!.file;
       if (f !== applied) return; // records arrive in order; anything else is not this message's
       const now = performance.now();
       const record = records[f]!;
@@ -207,53 +189,57 @@ export class Executor {
       for (let f = 0; f < count; f++) onApplied({ outcome: { filename: files[f]!.filename, version: files[f]!.version ?? null, type: files[f]!.kind, action: 'applied', durationMs: records[f]!.executionMs }, record: records[f]! });
       if (count > 0) await this.#options.onCommit?.(files.slice(0, count).map((file, f) => ({ file, record: records[f]! })));
     };
-    const signal = this.#options.signal;
-    const cancel = signal && this.#conn.cancel ? () => void this.#cancel() : undefined;
-    // Interrupted, yet the message goes on: the stop reached the server between two statements,
-    // where it had nothing to stop. Ask again (quietly, one request at a time) as records arrive.
-    let asking: Promise<void> | undefined;
-    const onRecorded = (step: number): void => {
-      if (signal?.aborted && cancel && !asking) asking = this.#conn.cancel!().catch(() => undefined).finally(() => (asking = undefined));
-      recorded(step);
-    };
-    if (cancel) signal!.addEventListener('abort', cancel, { once: true });
     try {
-      await this.#conn.sendAll!(steps, onRecorded);
+      await this.#cancellable(async (asked) => {
+        // Interrupted, yet the message goes on: the stop reached the server between two
+        // statements, where it had nothing to stop. Ask again (quietly, one request at a time)
+        // as records arrive.
+        let asking: Promise<void> | undefined;
+        await this.#conn.sendAll!(message.steps, (step) => {
+          if (asked() && !asking) asking = this.#conn.cancel!().catch(() => undefined).finally(() => (asking = undefined));
+          recorded(step);
+        });
+      });
       // A driver that did not report every record: the message ran whole, so they all are.
-      while (applied < files.length) recorded(recordSteps[applied]!);
+      while (applied < files.length) recorded(message.recordSteps[applied]!);
     } catch (error) {
       // The files whose record the server reported are applied and recorded; the error belongs to
       // the next one, whose statements before the failing step ran (and it, when its record
       // failed), or were rolled back with its transaction.
-      let rolledBack = false;
-      if (inTransaction) {
-        try {
-          await this.#conn.rollback();
-          rolledBack = true;
-        } catch (rollbackError) {
-          this.#log.warn(`${files[applied]!.filename}: ROLLBACK failed after an error`, { error: rollbackError });
-        }
-      }
+      const rolledBack = inTransaction && (await this.#rollbackAfter(files[applied]!));
       await report(applied);
-      const failing = failedStep(error);
-      const part = failedPart(error);
-      const file = files[applied]!;
-      const executed: ExecutedStatement[] = [];
-      let current: SqlStatement | undefined;
-      for (let step = 0; step < owners.length; step++) {
-        if (owners[step]!.file !== applied) continue;
-        const { statement } = owners[step]!;
-        if (step < failing || (step === failing && (part === 'record' || part === 'commit'))) executed.push({ line: statement.line, text: statement.text });
-        else {
-          current = statement;
-          break;
-        }
-      }
-      throw this.#failure(file, 'upgrade', error, current, executed, rolledBack, inTransaction);
-    } finally {
-      if (cancel) signal!.removeEventListener('abort', cancel);
+      const { executed, failed } = ranBeforeFailure(message, applied, failedStep(error), failedPart(error));
+      throw this.#failure(files[applied]!, 'upgrade', error, failed, executed, rolledBack, inTransaction);
     }
     await report(files.length);
+  }
+
+  /** ROLLBACK after a failure; false (with a warning) when that fails too. */
+  async #rollbackAfter(file: MigrationFile): Promise<boolean> {
+    try {
+      await this.#conn.rollback();
+      return true;
+    } catch (rollbackError) {
+      this.#log.warn(`${file.filename}: ROLLBACK failed after an error`, { error: rollbackError });
+      return false;
+    }
+  }
+
+  /**
+   * Run `send` so that Ctrl-C / SIGTERM while it runs has the server stop the running statement
+   * (the migration then rolls back now instead of when the statement would have ended).
+   * `asked()` tells whether that happened; without a signal or a driver that can cancel, it never does.
+   */
+  async #cancellable(send: (asked: () => boolean) => Promise<void>): Promise<void> {
+    const signal = this.#options.signal;
+    if (!signal || !this.#conn.cancel) return send(() => false);
+    const cancel = (): void => void this.#cancel();
+    signal.addEventListener('abort', cancel, { once: true });
+    try {
+      await send(() => signal.aborted);
+    } finally {
+      signal.removeEventListener('abort', cancel);
+    }
   }
 
   /** Commit the open group, if any (end of a run). */
@@ -411,12 +397,7 @@ export class Executor {
       if (inSavepoint) {
         rolledBack = await this.#abandonSavepoint(file);
       } else if (useTransaction && begun) {
-        try {
-          await this.#conn.rollback();
-          rolledBack = caps.transactionalDdl;
-        } catch (rollbackError) {
-          this.#log.warn(`${file.filename}: ROLLBACK failed after an error`, { error: rollbackError });
-        }
+        rolledBack = (await this.#rollbackAfter(file)) && caps.transactionalDdl;
       }
       throw this.#failure(file, direction, error, current, executed, rolledBack, useTransaction);
     }
@@ -505,17 +486,10 @@ export class Executor {
   /** Run one statement, with what travels with it where the driver combines them ({@link StatementStep}). */
   async #execute(file: MigrationFile, statement: SqlStatement, step?: StatementStep): Promise<void> {
     const started = this.#options.perf ? performance.now() : 0;
-    // Ctrl-C / SIGTERM while the statement runs: have the server stop it, so the migration rolls
-    // back now instead of when the statement would have ended.
-    const signal = this.#options.signal;
-    const cancel = signal && this.#conn.cancel ? () => void this.#cancel() : undefined;
-    if (cancel) signal!.addEventListener('abort', cancel, { once: true });
-    try {
+    await this.#cancellable(async () => {
       if (step) await this.#conn.send!(step);
       else await this.#conn.query(statement.text);
-    } finally {
-      if (cancel) signal!.removeEventListener('abort', cancel);
-    }
+    });
     if (this.#options.perf) {
       this.#log.info(`perf ${formatMs(performance.now() - started)} ${file.filename}:${statement.line} ${statementPreview(statement.text)}`);
     }
