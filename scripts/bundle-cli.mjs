@@ -32,7 +32,8 @@
  *   `import('mysql2/promise')` and `import('better-sqlite3')` reach them through a
  *   small generated module ({@link vendoredModules}); the logger through
  *   src/main/startup/bundled-pino.ts, which gets the file name as `MTOOL_VENDOR_PINO`. Bundled
- *   pg's `lib/stream.js` runs with the global `Response` hidden (see {@link pgWithoutCloudflareProbe}).
+ *   pg's `lib/stream.js` runs with the global `Response` hidden (see {@link pgWithoutCloudflareProbe}),
+ *   and bundled mysql2 loads `tls` and its error table only when used ({@link LAZY_REQUIRES}).
  * - sade, small and needed to read the command line at all, is bundled into the CLI's chunks.
  *
  * `src/schema/schema-io.ts` is bundled although it lives under `src/schema/`: it is not public
@@ -188,6 +189,46 @@ const pgWithoutCloudflareProbe = {
 };
 
 /**
+ * Modules mysql2 loads at start-up that a session needs only on its way to TLS or to an error:
+ * Node's `tls` (~5 ms: `_tls_wrap`, secure contexts and their dependencies, for a plain TCP
+ * session) and its table of about 2000 error codes, by name and by number (~3 ms to build, read only to name a
+ * server error or to classify one in a pool). In the bundled copy each such
+ * `const X = require('...')` becomes an object that loads the module on its first property read
+ * (every use here is a property read: `Tls.connect`, `Tls.TLSSocket`, `Errors.ER_...`,
+ * `ErrorCodeToName[code]`). A file that no longer holds the line is bundled as it is, with a
+ * warning.
+ */
+const LAZY_REQUIRES = {
+  'mysql2/lib/base/connection.js': ["const Tls = require('tls');"],
+  'mysql2/lib/auth_plugins/sha256_password.js': ["const Tls = require('tls');"],
+  'mysql2/lib/packets/packet.js': ["const ErrorCodeToName = require('../constants/errors.js');"],
+  'mysql2/lib/base/pool.js': ["const Errors = require('../constants/errors.js');"],
+  'mysql2/lib/commands/server_handshake.js': ["const Errors = require('../constants/errors.js');"],
+};
+
+const lazyRequires = {
+  name: 'mtool-lazy-requires',
+  setup(b) {
+    const byFile = new Map(Object.entries(LAZY_REQUIRES).map(([file, lines]) => [join(root, 'node_modules', ...file.split('/')), lines]));
+    b.onLoad({ filter: /[\\/]node_modules[\\/]mysql2[\\/]lib[\\/]/ }, (args) => {
+      const lines = byFile.get(args.path);
+      if (!lines) return undefined;
+      let contents = readFileSync(args.path, 'utf8');
+      const warnings = [];
+      for (const line of lines) {
+        const m = /^const (\w+) = require\(('[^']+')\);$/.exec(line);
+        if (!contents.includes(line)) {
+          warnings.push({ text: `${relative(root, args.path)} no longer holds \`${line}\`: update LAZY_REQUIRES in scripts/bundle-cli.mjs` });
+          continue;
+        }
+        contents = contents.replace(line, `let mtoolLoaded_${m[1]}; const ${m[1]} = new Proxy({}, { get: (_, key) => (mtoolLoaded_${m[1]} ??= require(${m[2]}))[key] });`);
+      }
+      return { contents, loader: 'js', warnings };
+    });
+  },
+};
+
+/**
  * `import('pg')`, `import('mysql2/promise')` and `import('better-sqlite3')` in mtool's code become this module: it runs the
  * package's vendor file and exports what the package exports (its own data properties, read from
  * node_modules now; getters such as pg's `native` are left out, as reading one loads pg-native).
@@ -296,7 +337,7 @@ const vendor = await build({
   platform: 'node',
   target: 'node20',
   outdir: staging,
-  plugins: [npmPackages, pgWithoutCloudflareProbe],
+  plugins: [npmPackages, pgWithoutCloudflareProbe, lazyRequires],
   sourcemap: true,
   sourcesContent: false,
   metafile: true,

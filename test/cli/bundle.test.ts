@@ -135,6 +135,28 @@ describe.runIf(built || process.env.CI === 'true')('the CLI bundle', () => {
     expect(probe(vendored)).toEqual({ client: 'function', undici: false, response: 'function' });
   });
 
+  it('runs the vendored mysql2 without loading tls for a plain session, and still names a server error (its error table loaded once needed)', () => {
+    const probe = (load: string) => {
+      const script = `${load}.then(async (m) => {
+        const mysql = m.default ?? m;
+        const conn = await mysql.createConnection({ host: '127.0.0.1', user: 'root' });
+        const tlsLoaded = () => process.moduleLoadList.includes('NativeModule tls');
+        const before = tlsLoaded();
+        const error = await conn.query('SELECT * FROM mtool_no_such_schema.t').then(() => undefined, (e) => e);
+        await conn.end();
+        console.log(JSON.stringify({ tls: before, code: error?.code, errno: error?.errno }));
+      })`;
+      const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' });
+      expect(result.status, result.stderr).toBe(0);
+      return JSON.parse(result.stdout) as { tls: boolean; code: string; errno: number };
+    };
+    // mysql2 from node_modules loads tls at once: the check can fail.
+    expect(probe("import('mysql2/promise')")).toEqual({ tls: true, code: 'ER_NO_SUCH_TABLE', errno: 1146 });
+    const loader = pathToFileURL(join(ROOT, 'dist', 'main', 'startup', 'vendor.js')).href;
+    const vendored = `import(${JSON.stringify(loader)}).then((m) => m.runCachedCommonJs(${JSON.stringify(join(CLI_DIR, vendorFile('mysql2')!))}))`;
+    expect(probe(vendored)).toEqual({ tls: false, code: 'ER_NO_SUCH_TABLE', errno: 1146 });
+  });
+
   describe('worker pool', () => {
     let dir: string;
     const filenames = Array.from({ length: 40 }, (_, i) => `app__${String(i + 1).padStart(4, '0')}_t.sql`);
