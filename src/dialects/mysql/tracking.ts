@@ -4,7 +4,8 @@ import { chainHasCode } from '../error-chain.js';
 /**
  * MySQL and MariaDB tracking tables (InnoDB, so the lock row's primary key makes acquisition
  * atomic: the second INSERT fails with ER_DUP_ENTRY 1062). `applied_at` is a DATETIME(3) holding
- * UTC, written as a plain literal so the session time zone never shifts it.
+ * UTC, written as a plain literal or, by `migrate`, as `UTC_TIMESTAMP(3)`, so the session time
+ * zone never shifts it.
  */
 export const tracking: TrackingSql = {
   writeMode: 'sql',
