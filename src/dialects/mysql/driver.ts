@@ -13,14 +13,14 @@ import { MysqlError } from './mysql-error.js';
 /** Whole milliseconds since the migration's first statement in the message began (`@mtool_started`, set before it by {@link MysqlConnection.send} and {@link MysqlConnection.sendAll}). */
 const ELAPSED_MS_SQL = '(TIMESTAMPDIFF(MICROSECOND, @mtool_started, NOW(6)) DIV 1000)';
 
-/** mysql2's query command, as far as {@link MysqlConnection.message} reads it. */
+/** The server's time in UTC with milliseconds, as a DATETIME(3) `applied_at` holds it (the session's time zone never shifts it). */
+const NOW_UTC_SQL = 'UTC_TIMESTAMP(3)';
+
+/** mysql2's query command, as far as `MysqlConnection#message` reads it. */
 interface QueryCommand {
   _resultIndex?: number;
   on(event: 'result', listener: () => void): unknown;
 }
-
-/** The server's time in UTC with milliseconds, as a DATETIME(3) `applied_at` holds it (the session's time zone never shifts it). */
-const NOW_UTC_SQL = 'UTC_TIMESTAMP(3)';
 
 /** Driver error codes meaning the session itself is gone, not that a statement failed. */
 const LOST = new Set(['PROTOCOL_CONNECTION_LOST', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'PROTOCOL_SEQUENCE_TIMEOUT']);
