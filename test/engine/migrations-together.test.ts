@@ -10,7 +10,7 @@ import { Executor } from '../../src/main/engine/executor.js';
 import { ensureParsed, loadMigrations } from '../../src/main/engine/load-migrations.js';
 import { MigrationFailedError } from '../../src/main/engine/migration-error.js';
 import type { MigrationOutcome } from '../../src/main/engine/types.js';
-import { logger } from '../../src/main/log.js';
+import { configureLogging, logger } from '../../src/main/log.js';
 import { testEntry } from '../support/database-entry.js';
 import { migration } from './support/project.js';
 import { TARGETS, provision, queryOnce, tableExistsAt, targetReachable, type ProvisionedDatabase } from './support/targets.js';
@@ -190,6 +190,25 @@ for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type ===
       expect(await recorded()).toEqual(['app__0001_a.sql', 'app__0002_own.sql', 'app__0003_c.sql']);
       const rows = await queryOnce(target, db.url, "SELECT execution_ms FROM _mtool_migrations WHERE filename = 'app__0002_own.sql'");
       expect(Number(rows[0]!.execution_ms)).toBeGreaterThanOrEqual(0);
+    });
+
+    it('logs the warning of a file that runs outside a transaction right before it runs, after the message before it', async () => {
+      await put('app__0001_a.sql', migration(['CREATE TABLE a (id integer)']));
+      await put('app__0002_b.sql', migration(['CREATE TABLE b (id integer)']));
+      // PostgreSQL: a statement that refuses a transaction; MySQL: data first, declared outside one.
+      await put('app__0003_alone.sql', transactionalDdl ? migration(['CREATE INDEX CONCURRENTLY a_id ON a (id)'], ['DROP INDEX a_id']) : migration(['INSERT INTO a VALUES (1)'], ['DELETE FROM a'], ['no-transaction']));
+      const lines: string[] = [];
+      configureLogging({ level: 'debug', json: true, sink: { write: (line) => void lines.push(line) } });
+      try {
+        await engine.migrate(entry(), { root, log: logger });
+      } finally {
+        configureLogging({ level: 'info', json: false, sink: undefined });
+      }
+      const messages = lines.map((l) => String(JSON.parse(l).message));
+      const warning = messages.findIndex((m) => m.startsWith('app__0003_alone.sql: runs outside a transaction'));
+      expect(warning).toBeGreaterThan(messages.findIndex((m) => m.startsWith('applied app__0002_b.sql')));
+      expect(warning).toBeLessThan(messages.findIndex((m) => m.startsWith('applying app__0003_alone.sql')));
+      expect(messages.filter((m) => m.includes('runs outside a transaction'))).toHaveLength(1);
     });
 
     it('splits a long run into messages of at most 100 files', async () => {

@@ -35,10 +35,14 @@ export interface ExecutorOptions {
 
 type Direction = 'upgrade' | 'rollback';
 
-/** How a file's statements run: in a transaction of their own, or outside one where the database had transactions (`outside`). */
+/**
+ * How a file's statements run: in a transaction of their own, or outside one where the database
+ * had transactions (`outside`, with the `warning` to log right before the file runs).
+ */
 interface TransactionMode {
   useTransaction: boolean;
   outside: boolean;
+  warning?: string;
 }
 
 /** A migration applied inside the open group: enough to report it, or to apply it again alone. */
@@ -98,7 +102,7 @@ export class Executor {
     return this.#apply(file, existing, this.#options.groupWindowMs !== undefined);
   }
 
-  /** `mode`: the file's `#transactionMode`, when the caller has it already (its warning logged once). */
+  /** `mode`: the file's `#transactionMode`, when the caller has it already. */
   async #apply(file: MigrationFile, existing: TrackedMigration | undefined, grouped: boolean, mode?: TransactionMode): Promise<{ outcome: MigrationOutcome; record: MigrationRecord }> {
     let record: MigrationRecord | undefined;
     const { durationMs, outside } = await this.#runUnit(
@@ -135,13 +139,17 @@ export class Executor {
     const together = this.#conn.sendAll !== undefined && !this.#options.perf && this.#options.groupWindowMs === undefined;
     const inTransaction = this.#dialect.capabilities.transactionalDdl;
     let batch: MigrationFile[] = [];
+    /** Each batched file's warning (it runs outside a transaction), logged as it starts. */
+    let warnings: (string | undefined)[] = [];
     let bytes = 0;
     const send = async (): Promise<void> => {
       if (batch.length === 0) return;
       const files = batch;
+      const warned = warnings;
       batch = [];
+      warnings = [];
       bytes = 0;
-      await this.#applyTogether(files, inTransaction, onApplied);
+      await this.#applyTogether(files, inTransaction, onApplied, warned);
     };
     for (const file of files) {
       if (!together) {
@@ -152,6 +160,7 @@ export class Executor {
       const mode = await this.#transactionMode(file, statements, 'upgrade');
       if (statements.length > 0 && mode.useTransaction === inTransaction) {
         batch.push(file);
+        warnings.push(mode.warning);
         for (let i = 0; i < statements.length; i++) bytes += statements[i]!.text.length;
         if (batch.length >= MESSAGE_FILES || bytes >= MESSAGE_CHARS) await send();
         continue;
@@ -163,16 +172,25 @@ export class Executor {
   }
 
   /** One message of {@link applyAll}: files in order, each in a transaction of its own or none. */
-  async #applyTogether(files: readonly MigrationFile[], inTransaction: boolean, onApplied: (applied: { outcome: MigrationOutcome; record: MigrationRecord }) => void): Promise<void> {
+  async #applyTogether(
+    files: readonly MigrationFile[],
+    inTransaction: boolean,
+    onApplied: (applied: { outcome: MigrationOutcome; record: MigrationRecord }) => void,
+    warnings: readonly (string | undefined)[],
+  ): Promise<void> {
     this.#checkAbort();
     const records = new Array<MigrationRecord>(files.length);
     const message = messageSteps(files, inTransaction, (f, msSql, nowSql) => this.#store.insertStatement((records[f] = this.#recordFor(files[f]!, 0)), msSql, nowSql));
     const log = (text: string): void => (this.#options.verbose ? this.#log.info(text) : this.#log.debug(text));
+    const starting = (f: number): void => {
+      if (warnings[f]) this.#log.warn(warnings[f]!);
+      log(`applying ${files[f]!.filename}`);
+    };
     // Each file's time, as the client sees it: from the previous file's record (or the message's
     // start) to its own, reported by the server as each record is written.
     let applied = 0;
     let mark = performance.now();
-    log(`applying ${files[0]!.filename}`);
+    starting(0);
     const recorded = (step: number): void => {
       const f = message.owners[step]!.file;
       if (f !== applied) return; // records arrive in order; anything else is not this message's
@@ -183,7 +201,7 @@ export class Executor {
       mark = now;
       applied++;
       log(`applied ${files[f]!.filename} in ${formatMs(record.executionMs)}`);
-      if (applied < files.length) log(`applying ${files[applied]!.filename}`);
+      if (applied < files.length) starting(applied);
     };
     const report = async (count: number): Promise<void> => {
       for (let f = 0; f < count; f++) onApplied({ outcome: { filename: files[f]!.filename, version: files[f]!.version ?? null, type: files[f]!.kind, action: 'applied', durationMs: records[f]!.executionMs }, record: records[f]! });
@@ -307,7 +325,8 @@ export class Executor {
     mode?: TransactionMode,
   ): Promise<{ durationMs: number; outside: boolean }> {
     const caps = this.#dialect.capabilities;
-    const { useTransaction, outside } = mode ?? (await this.#transactionMode(file, statements, direction));
+    const { useTransaction, outside, warning } = mode ?? (await this.#transactionMode(file, statements, direction));
+    if (warning) this.#log.warn(warning);
     const inSavepoint = useTransaction && grouped && caps.transactionalDdl && caps.savepoints;
     if (!inSavepoint) await this.#commitGroup();
     const label = direction === 'rollback' ? `rolling back ${file.filename}` : `applying ${file.filename}`;
@@ -412,7 +431,7 @@ export class Executor {
 
   /**
    * Whether a file's statements run in a transaction of their own, and whether they run outside
-   * one although the database has transactions (`outside`: logged as a warning, once per file).
+   * one although the database has transactions (`outside`, and the warning to log when it runs).
    */
   async #transactionMode(file: MigrationFile, statements: readonly SqlStatement[], direction: Direction): Promise<TransactionMode> {
     const caps = this.#dialect.capabilities;
@@ -425,10 +444,8 @@ export class Executor {
         : undefined;
     if (!why) return { useTransaction: true, outside: false };
     const where = why.statement ? ` (line ${why.statement.line})` : '';
-    this.#log.warn(
-      `${file.filename}: ${direction === 'rollback' ? 'rollback runs' : 'runs'} outside a transaction: ${why.reason}${where}; if a statement fails, the statements before it stay applied`,
-    );
-    return { useTransaction: false, outside: true };
+    const warning = `${file.filename}: ${direction === 'rollback' ? 'rollback runs' : 'runs'} outside a transaction: ${why.reason}${where}; if a statement fails, the statements before it stay applied`;
+    return { useTransaction: false, outside: true, warning };
   }
 
   /**
