@@ -48,6 +48,20 @@ export async function introspectMysql(conn: Connection, options: IntrospectOptio
   // Asked for some tables: every query reads only those (information_schema then opens only their definitions).
   const only = (column: string) => (options.tables ? ` AND ${column} IN (${options.tables.length > 0 ? options.tables.map((t) => q.literal(t)).join(', ') : 'NULL'})` : '');
   const none = options.tables?.length === 0;
+  // Foreign keys first. MariaDB opens every table it is asked about to answer KEY_COLUMN_USAGE,
+  // and the tables it opened (its table cache holds 2000) then answer the queries below, which
+  // otherwise read each table's definition again through a cache of 400: about 10 ms less over
+  // 1000 freshly created tables (98 against 108 ms, median of nine alternating runs each). Two
+  // queries joined further down: MariaDB's information_schema join of these views reads every
+  // table's constraints whatever the filter (it grew with the schema: 7 ms at 400 tables per
+  // partial snapshot), while each view filtered on its own stays constant.
+  const fkParts = none
+    ? []
+    : await run('foreign keys', `SELECT k.TABLE_NAME AS tbl, k.CONSTRAINT_NAME AS name, k.COLUMN_NAME AS col, k.REFERENCED_TABLE_SCHEMA AS ref_schema,
+      k.REFERENCED_TABLE_NAME AS ref_table, k.REFERENCED_COLUMN_NAME AS ref_col
+    FROM information_schema.KEY_COLUMN_USAGE k
+    WHERE k.TABLE_SCHEMA = ${db} AND k.REFERENCED_TABLE_NAME IS NOT NULL${only('k.TABLE_NAME')}
+    ORDER BY k.TABLE_NAME, k.CONSTRAINT_NAME, k.ORDINAL_POSITION`);
   const tables = none ? [] : await run('tables', `SELECT TABLE_NAME AS name, TABLE_COMMENT AS comment, TABLE_COLLATION AS collation FROM information_schema.TABLES
     WHERE TABLE_SCHEMA = ${db} AND TABLE_TYPE = 'BASE TABLE'${only('TABLE_NAME')} ORDER BY TABLE_NAME`);
   const picked = !options.tables || tables.length > 0;
@@ -57,16 +71,6 @@ export async function introspectMysql(conn: Connection, options: IntrospectOptio
   const stats = !picked ? [] : await run('indexes', `SELECT TABLE_NAME AS tbl, INDEX_NAME AS name, NON_UNIQUE AS non_unique, COLUMN_NAME AS col, SUB_PART AS sub_part,
       COLLATION AS collation, INDEX_TYPE AS type${has.has('STATISTICS.EXPRESSION') ? ', EXPRESSION AS expr' : ', NULL AS expr'}
     FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ${db}${only('TABLE_NAME')} ORDER BY TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX`);
-  // Two queries joined here: MariaDB's information_schema join of these views reads every
-  // table's constraints whatever the filter (it grew with the schema: 7 ms at 400 tables per
-  // partial snapshot), while each view filtered on its own stays constant.
-  const fkParts = !picked
-    ? []
-    : await run('foreign keys', `SELECT k.TABLE_NAME AS tbl, k.CONSTRAINT_NAME AS name, k.COLUMN_NAME AS col, k.REFERENCED_TABLE_SCHEMA AS ref_schema,
-      k.REFERENCED_TABLE_NAME AS ref_table, k.REFERENCED_COLUMN_NAME AS ref_col
-    FROM information_schema.KEY_COLUMN_USAGE k
-    WHERE k.TABLE_SCHEMA = ${db} AND k.REFERENCED_TABLE_NAME IS NOT NULL${only('k.TABLE_NAME')}
-    ORDER BY k.TABLE_NAME, k.CONSTRAINT_NAME, k.ORDINAL_POSITION`);
   const fkRules =
     fkParts.length === 0
       ? []
