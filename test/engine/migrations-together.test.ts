@@ -1,7 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { disposeDialects } from '../../src/dialects/index.js';
 import type { Connection } from '../../src/dialects/types.js';
 import { withSession } from '../../src/main/engine/database-session.js';
@@ -11,9 +8,9 @@ import { ensureParsed, loadMigrations } from '../../src/main/engine/load-migrati
 import { MigrationFailedError } from '../../src/main/engine/migration-error.js';
 import type { MigrationOutcome } from '../../src/main/engine/types.js';
 import { configureLogging, logger } from '../../src/main/log.js';
-import { testEntry } from '../support/database-entry.js';
+import { appDatabase } from './support/app-database.js';
 import { migration } from './support/project.js';
-import { TARGETS, provision, queryOnce, tableExistsAt, targetReachable, type ProvisionedDatabase } from './support/targets.js';
+import { TARGETS, queryOnce, tableExistsAt, targetReachable } from './support/targets.js';
 
 /**
  * Consecutive migrations that run as the database runs DDL (PostgreSQL: each in a transaction of
@@ -46,21 +43,10 @@ for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type ===
   const reachable = await targetReachable(target);
   const transactionalDdl = target.type === 'postgresql';
   describe.skipIf(!reachable)(`several migrations in one message on ${target.id}`, () => {
-    let root: string;
-    let db: ProvisionedDatabase;
-    beforeEach(async () => {
-      root = await mkdtemp(join(tmpdir(), 'mtool-together-'));
-      await mkdir(join(root, 'migrations', 'app'), { recursive: true });
-      db = await provision(target);
-    });
-    afterEach(async () => {
-      await db.drop();
-      await rm(root, { recursive: true, force: true });
-    });
+    const app = appDatabase(target, 'mtool-together-');
+    const { put, entry } = app;
     afterAll(() => disposeDialects());
-    const put = (filename: string, content: string) => writeFile(join(root, 'migrations', 'app', filename), content);
-    const entry = () => testEntry(root, 'app', target.type, db.url);
-    const recorded = async () => (await queryOnce(target, db.url, 'SELECT filename FROM _mtool_migrations ORDER BY filename')).map((r) => r.filename);
+    const recorded = async () => (await queryOnce(target, app.url, 'SELECT filename FROM _mtool_migrations ORDER BY filename')).map((r) => r.filename);
 
     /**
      * applyAll over the folder on a real session whose connection notes what it is asked:
@@ -72,7 +58,7 @@ for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type ===
       ensureParsed(files);
       const messages: string[] = [];
       const outcomes: MigrationOutcome[] = [];
-      const error = await withSession(entry(), root, logger, async (session) => {
+      const error = await withSession(entry(), app.root, logger, async (session) => {
         await session.store.ensureTables();
         const conn = session.conn;
         const note = <T>(what: string, run: () => Promise<T>): Promise<T> => (messages.push(what), run());
@@ -122,7 +108,7 @@ for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type ===
         'app__0006_d.sql applied',
       ]);
       expect(await recorded()).toEqual(outcomes.map((o) => o.filename));
-      for (const t of ['a', 'b', 'c', 'd']) expect(await tableExistsAt(target, db.url, t)).toBe(true);
+      for (const t of ['a', 'b', 'c', 'd']) expect(await tableExistsAt(target, app.url, t)).toBe(true);
     });
 
     it('gives each migration of a message its own execution time and the server time it was recorded', async () => {
@@ -132,7 +118,7 @@ for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type ===
       const { messages, outcomes, error } = await applyAll();
       expect(error).toBeUndefined();
       expect(messages).toEqual(['all 2']);
-      const rows = await queryOnce(target, db.url, `SELECT filename, execution_ms, ${APPLIED_AT[target.type]} AS at FROM _mtool_migrations ORDER BY filename`);
+      const rows = await queryOnce(target, app.url, `SELECT filename, execution_ms, ${APPLIED_AT[target.type]} AS at FROM _mtool_migrations ORDER BY filename`);
       expect(Number(rows[0]!.execution_ms)).toBeGreaterThanOrEqual(380);
       expect(Number(rows[1]!.execution_ms)).toBeLessThan(380);
       expect(outcomes[0]!.durationMs).toBeGreaterThanOrEqual(380);
@@ -162,21 +148,21 @@ for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type ===
       }
       expect(outcomes.map((o) => o.filename)).toEqual(['app__0001_a.sql']);
       expect(await recorded()).toEqual(['app__0001_a.sql']);
-      expect(await tableExistsAt(target, db.url, 'b')).toBe(!transactionalDdl);
-      expect(await tableExistsAt(target, db.url, 'c')).toBe(false);
+      expect(await tableExistsAt(target, app.url, 'b')).toBe(!transactionalDdl);
+      expect(await tableExistsAt(target, app.url, 'c')).toBe(false);
     });
 
     it('a failing first statement of a later file: nothing of that file remains, and the next migrate starts there', async () => {
       await put('app__0001_a.sql', migration(['CREATE TABLE a (id integer)']));
       await put('app__0002_b.sql', migration(['CREATE TABLE b (id integer)']));
       await put('app__0003_again.sql', migration(['CREATE TABLE a (id integer)']));
-      const error = await engine.migrate(entry(), { root, log: logger }).catch((e: unknown) => e);
+      const error = await engine.migrate(entry(), { root: app.root, log: logger }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(MigrationFailedError);
       expect((error as Error).message).toMatch(transactionalDdl ? /^app__0003_again\.sql:2: .*rolled back as a whole/ : /^app__0003_again\.sql:2: .*no statement of migration app__0003_again\.sql had run/);
       expect(await recorded()).toEqual(['app__0001_a.sql', 'app__0002_b.sql']);
       // The next migrate starts after the recorded ones.
       await put('app__0003_again.sql', migration(['CREATE TABLE again (id integer)']));
-      const result = await engine.migrate(entry(), { root, log: logger });
+      const result = await engine.migrate(entry(), { root: app.root, log: logger });
       expect(result.outcomes.map((o) => o.filename)).toEqual(['app__0003_again.sql']);
     });
 
@@ -188,7 +174,7 @@ for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type ===
       expect(error).toBeUndefined();
       expect(messages).toEqual(['all 3']);
       expect(await recorded()).toEqual(['app__0001_a.sql', 'app__0002_own.sql', 'app__0003_c.sql']);
-      const rows = await queryOnce(target, db.url, "SELECT execution_ms FROM _mtool_migrations WHERE filename = 'app__0002_own.sql'");
+      const rows = await queryOnce(target, app.url, "SELECT execution_ms FROM _mtool_migrations WHERE filename = 'app__0002_own.sql'");
       expect(Number(rows[0]!.execution_ms)).toBeGreaterThanOrEqual(0);
     });
 
@@ -200,7 +186,7 @@ for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type ===
       const lines: string[] = [];
       configureLogging({ level: 'debug', json: true, sink: { write: (line) => void lines.push(line) } });
       try {
-        await engine.migrate(entry(), { root, log: logger });
+        await engine.migrate(entry(), { root: app.root, log: logger });
       } finally {
         configureLogging({ level: 'info', json: false, sink: undefined });
       }
