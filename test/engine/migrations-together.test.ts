@@ -185,11 +185,18 @@ for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type ===
       await put('app__0003_alone.sql', transactionalDdl ? migration(['CREATE INDEX CONCURRENTLY a_id ON a (id)'], ['DROP INDEX a_id']) : migration(['INSERT INTO a VALUES (1)'], ['DELETE FROM a'], ['no-transaction']));
       const lines: string[] = [];
       configureLogging({ level: 'debug', json: true, sink: { write: (line) => void lines.push(line) } });
+      let result: Awaited<ReturnType<typeof engine.migrate>>;
       try {
-        await engine.migrate(entry(), { root: app.root, log: logger });
+        result = await engine.migrate(entry(), { root: app.root, log: logger });
       } finally {
         configureLogging({ level: 'info', json: false, sink: undefined });
       }
+      // Its outcome says so too (the listing's "(outside a transaction)"), inside a message as alone.
+      expect(result.outcomes.map((o) => [o.filename, o.outsideTransaction ?? false])).toEqual([
+        ['app__0001_a.sql', false],
+        ['app__0002_b.sql', false],
+        ['app__0003_alone.sql', true],
+      ]);
       const messages = lines.map((l) => String(JSON.parse(l).message));
       const warning = messages.findIndex((m) => m.startsWith('app__0003_alone.sql: runs outside a transaction'));
       expect(warning).toBeGreaterThan(messages.findIndex((m) => m.startsWith('applied app__0002_b.sql')));

@@ -116,10 +116,7 @@ export class Executor {
       grouped,
       mode,
     );
-    return {
-      outcome: { filename: file.filename, version: file.version ?? null, type: file.kind, action: 'applied', durationMs, ...(outside ? { outsideTransaction: true } : {}) },
-      record: record as MigrationRecord,
-    };
+    return { outcome: appliedOutcome(file, durationMs, outside), record: record as MigrationRecord };
   }
 
   /**
@@ -139,17 +136,17 @@ export class Executor {
     const together = this.#conn.sendAll !== undefined && !this.#options.perf && this.#options.groupWindowMs === undefined;
     const inTransaction = this.#dialect.capabilities.transactionalDdl;
     let batch: MigrationFile[] = [];
-    /** Each batched file's warning (it runs outside a transaction), logged as it starts. */
-    let warnings: (string | undefined)[] = [];
+    /** Each batched file's transaction mode: its warning is logged as it starts, its outcome says `outside`. */
+    let modes: TransactionMode[] = [];
     let bytes = 0;
     const send = async (): Promise<void> => {
       if (batch.length === 0) return;
       const files = batch;
-      const warned = warnings;
+      const sentModes = modes;
       batch = [];
-      warnings = [];
+      modes = [];
       bytes = 0;
-      await this.#applyTogether(files, inTransaction, onApplied, warned);
+      await this.#applyTogether(files, inTransaction, onApplied, sentModes);
     };
     for (const file of files) {
       if (!together) {
@@ -160,7 +157,7 @@ export class Executor {
       const mode = await this.#transactionMode(file, statements, 'upgrade');
       if (statements.length > 0 && mode.useTransaction === inTransaction) {
         batch.push(file);
-        warnings.push(mode.warning);
+        modes.push(mode);
         for (let i = 0; i < statements.length; i++) bytes += statements[i]!.text.length;
         if (batch.length >= MESSAGE_FILES || bytes >= MESSAGE_CHARS) await send();
         continue;
@@ -176,14 +173,14 @@ export class Executor {
     files: readonly MigrationFile[],
     inTransaction: boolean,
     onApplied: (applied: { outcome: MigrationOutcome; record: MigrationRecord }) => void,
-    warnings: readonly (string | undefined)[],
+    modes: readonly TransactionMode[],
   ): Promise<void> {
     this.#checkAbort();
     const records = new Array<MigrationRecord>(files.length);
     const message = messageSteps(files, inTransaction, (f, msSql, nowSql) => this.#store.insertStatement((records[f] = this.#recordFor(files[f]!, 0)), msSql, nowSql));
     const log = (text: string): void => (this.#options.verbose ? this.#log.info(text) : this.#log.debug(text));
     const starting = (f: number): void => {
-      if (warnings[f]) this.#log.warn(warnings[f]!);
+      if (modes[f]!.warning) this.#log.warn(modes[f]!.warning!);
       log(`applying ${files[f]!.filename}`);
     };
     // Each file's time, as the client sees it: from the previous file's record (or the message's
@@ -204,7 +201,7 @@ export class Executor {
       if (applied < files.length) starting(applied);
     };
     const report = async (count: number): Promise<void> => {
-      for (let f = 0; f < count; f++) onApplied({ outcome: { filename: files[f]!.filename, version: files[f]!.version ?? null, type: files[f]!.kind, action: 'applied', durationMs: records[f]!.executionMs }, record: records[f]! });
+      for (let f = 0; f < count; f++) onApplied({ outcome: appliedOutcome(files[f]!, records[f]!.executionMs, modes[f]!.outside), record: records[f]! });
       if (count > 0) await this.#options.onCommit?.(files.slice(0, count).map((file, f) => ({ file, record: records[f]! })));
     };
     try {
@@ -541,6 +538,11 @@ export class Executor {
     }
     return new MigrationFailedError(`${head} — ${tail}`, { file: file.filename, line, rolledBack, executed: rolledBack ? [] : executed, database: this.#database, cause: error });
   }
+}
+
+/** The outcome of an applied file (`outside`: it ran outside a transaction the database had). */
+function appliedOutcome(file: MigrationFile, durationMs: number, outside: boolean): MigrationOutcome {
+  return { filename: file.filename, version: file.version ?? null, type: file.kind, action: 'applied', durationMs, ...(outside ? { outsideTransaction: true } : {}) };
 }
 
 /** `0.42 ms`, `12.3 ms`, `1.52 s`. */
