@@ -138,7 +138,7 @@ export class TrackingStore {
     if (this.#sql.writeMode === 'append') return this.#appendStatement(record, false);
     const q = this.#dialect.quote;
     const executionMs = executionMsSql ?? this.#executionMs(record);
-    const appliedAt = appliedAtSql ?? this.#sql.timestamp(q, new Date(record.appliedAt));
+    const appliedAt = appliedAtSql ?? this.#appliedAt(record);
     return `UPDATE ${q.ident(this.#table)} SET checksum = ${q.literal(record.checksum)}, description = ${q.literal(record.description)}, applied_at = ${appliedAt}, execution_ms = ${executionMs}, applied_by = ${q.literal(record.appliedBy)} WHERE filename = ${q.literal(record.filename)}`;
   }
 
@@ -167,6 +167,11 @@ export class TrackingStore {
     return this.#dialect.quote.literal(Math.round(record.executionMs));
   }
 
+  /** The record's `appliedAt` as the dialect's timestamp literal. */
+  #appliedAt(record: MigrationRecord): string {
+    return this.#sql.timestamp(this.#dialect.quote, new Date(record.appliedAt));
+  }
+
   /** SQL literals of a record's {@link RECORD_COLUMNS}, with `executionMs` (and `appliedAt`, when given) as the caller writes it. */
   #recordValues(record: MigrationRecord, executionMs: string, appliedAt?: string): string[] {
     const q = this.#dialect.quote;
@@ -176,7 +181,7 @@ export class TrackingStore {
       q.literal(record.checksum),
       q.literal(record.type),
       q.literal(record.description),
-      appliedAt ?? this.#sql.timestamp(q, new Date(record.appliedAt)),
+      appliedAt ?? this.#appliedAt(record),
       executionMs,
       q.literal(record.appliedBy),
     ];
