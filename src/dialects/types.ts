@@ -80,6 +80,13 @@ export interface Connection {
   commit(): Promise<void>;
   rollback(): Promise<void>;
   /**
+   * Begin a read-only transaction whose reads all see the database as it is now, also while
+   * other sessions change the schema meanwhile (PostgreSQL: REPEATABLE READ, its snapshot taken
+   * before this returns; the catalog is read through it). End it with commit() or rollback().
+   * Absent where catalog reads have no such snapshot (MySQL's information_schema).
+   */
+  beginSnapshot?(): Promise<void>;
+  /**
    * One statement of a migration with what travels with it, in one round trip where the protocol
    * takes several statements in one message (PostgreSQL's simple query protocol, MySQL and
    * MariaDB multi-statements): the migration's BEGIN before it, its tracking statement after it,

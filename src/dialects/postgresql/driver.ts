@@ -288,6 +288,13 @@ class PostgresConnection implements Connection {
     this.#inTransaction = true;
   }
 
+  async beginSnapshot(): Promise<void> {
+    await this.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    this.#inTransaction = true;
+    // The transaction's snapshot is taken by its first statement, not by BEGIN.
+    await this.query('SELECT 1');
+  }
+
   async send(step: StatementStep): Promise<void> {
     if (!step.begin && !this.#inTransaction) {
       // Several statements in one message run as one implicit transaction, which a statement

@@ -44,6 +44,22 @@ export class BatchHooks {
     this.#unreported.push(...migrations);
   };
 
+  /**
+   * Where in `files` (the batch's versioned migrations) the engine calls {@link beforeTail}:
+   * undefined when the hooks have no use for it or migrations do not commit one by one.
+   */
+  tailStart(files: readonly MigrationFile[], commitsEach: boolean): number | undefined {
+    const size = this.#hooks?.tailSize ?? 0;
+    if (!this.#deferred || !commitsEach || !this.#hooks?.beforeTail || size <= 0 || files.length === 0) return undefined;
+    return Math.max(0, files.length - size);
+  }
+
+  /** `beforeTail` for the batch's last versioned migrations; a hook that throws only warns. */
+  async beforeTail(pending: readonly MigrationFile[]): Promise<void> {
+    const hook = this.#hooks?.beforeTail?.bind(this.#hooks);
+    if (hook) await this.#run('before-tail hook', () => hook({ ...this.#context, pending, connectOptions: this.#session.connectOptions }), false);
+  }
+
   /** `remaining`: versioned migrations of the batch from this one on, this one included. */
   async before(file: MigrationFile, remaining: number): Promise<void> {
     const hook = this.#perMigration ? this.#hooks?.beforeVersionedMigration?.bind(this.#hooks) : undefined;

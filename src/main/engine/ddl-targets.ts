@@ -32,6 +32,14 @@ export interface DdlSyntax {
    */
   readonly looseReferences: boolean;
   /**
+   * Every statement names the tables it changes (MySQL: `DROP INDEX a ON t`; no schemas, and
+   * the IR holds only base tables), so what a migration touches never depends on the schema
+   * before it: {@link migrationEffect} reads nothing of `previous` but the keys' letter case. A
+   * schema read while migrations ran, each table as one of them left it, then follows them
+   * (SchemaWindow.follow) as well as one read before them.
+   */
+  readonly namesEveryTable: boolean;
+  /**
    * A query returning one row `{ event_triggers, dml_code, dependents }` (booleans, or 0/1), read
    * with {@link databaseCode}: enabled event triggers (any DDL may run more DDL: every migration is
    * read in full), triggers or rules (data statements may run DDL), and tables whose IR follows
@@ -108,6 +116,7 @@ export function ddlSyntax(dialect: Pick<Dialect, 'splitDialect' | 'capabilities'
     namedEnums: dialect.capabilities.namedEnums,
     codeRunsDdl: pg,
     looseReferences: dialect.splitDialect === 'sqlite',
+    namesEveryTable: dialect.splitDialect === 'mysql',
     ...(pg ? { codeCheck: PG_CODE_CHECK } : dialect.splitDialect === 'sqlite' ? { codeCheck: SQLITE_CODE_CHECK } : {}),
   };
 }

@@ -145,8 +145,17 @@ async function runPlan(session: DatabaseSession, ctx: EngineContext, options: Mi
         await hooks.flushCommits();
       }
     } else {
-      // Nothing runs between two migrations: the executor may send several in one message.
-      await exec.applyAll(plan.versioned, ({ outcome }) => outcomes.push(outcome));
+      // Nothing runs between two migrations: the executor may send several in one message. The
+      // hooks may start something before the last few (the deferred snapshot's read).
+      const onApplied = ({ outcome }: { outcome: MigrationOutcome }) => outcomes.push(outcome);
+      const tail = hooks.tailStart(plan.versioned, exec.commitsEach);
+      if (tail === undefined) {
+        await exec.applyAll(plan.versioned, onApplied);
+      } else {
+        await exec.applyAll(plan.versioned.slice(0, tail), onApplied);
+        await hooks.beforeTail(plan.versioned.slice(tail));
+        await exec.applyAll(plan.versioned.slice(tail), onApplied);
+      }
     }
     // Before the repeatables: a snapshot is the schema the versioned migrations made (spec:
     // repeatable migrations write no snapshot), deferred or not.

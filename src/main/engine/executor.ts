@@ -97,6 +97,11 @@ export class Executor {
     this.#options = options;
   }
 
+  /** Whether each migration commits as it ends (else several may share a group transaction: SQLite). */
+  get commitsEach(): boolean {
+    return this.#options.groupWindowMs === undefined;
+  }
+
   /** Run a file's upgrade statements and record it (insert, or update the row of a re-run repeatable). */
   async apply(file: MigrationFile, existing?: TrackedMigration): Promise<{ outcome: MigrationOutcome; record: MigrationRecord }> {
     return this.#apply(file, existing, this.#options.groupWindowMs !== undefined);

@@ -1,4 +1,4 @@
-import type { Connection, Dialect } from '../../dialects/types.js';
+import type { ConnectOptions, Connection, Dialect } from '../../dialects/types.js';
 import type { MigrationFile } from '../../parser/migration-file.js';
 import type { MigrationRecord } from './types.js';
 
@@ -33,6 +33,17 @@ export interface AfterCommitEvent extends HookContext {
   committed: readonly AppliedMigration[];
 }
 
+/**
+ * `--defer-snapshots`: the batch's last versioned migrations are about to run; every migration
+ * before them is committed.
+ */
+export interface BeforeTailEvent extends HookContext {
+  /** The versioned migrations still to run, in order (fewer run when one fails). */
+  pending: readonly MigrationFile[];
+  /** For another connection to the database: `conn` is busy with `pending` meanwhile. */
+  connectOptions: ConnectOptions;
+}
+
 export interface AfterBatchEvent extends HookContext {
   /** Versioned migrations applied and committed in this run, in order (not baselined ones). */
   applied: AppliedMigration[];
@@ -58,6 +69,17 @@ export interface AfterBatchEvent extends HookContext {
  * committed or not (same connection).
  */
 export interface EngineHooks {
+  /**
+   * With `--defer-snapshots`, where each migration commits as it ends (not SQLite's groups): how
+   * many of the batch's last versioned migrations {@link beforeTail} comes before.
+   */
+  readonly tailSize?: number;
+  /**
+   * Called once, before the last {@link tailSize} versioned migrations (or all, when fewer) are
+   * sent; they wait for it. Must not use `conn` nor throw; what it leaves running, `afterBatch`
+   * awaits (or, when no migration was applied, nothing does: it must end on its own).
+   */
+  beforeTail?(event: BeforeTailEvent): Promise<void>;
   beforeVersionedMigration?(event: BeforeMigrationEvent): Promise<void>;
   afterVersionedMigration?(event: AfterMigrationEvent): Promise<void>;
   afterCommit?(event: AfterCommitEvent): Promise<void>;

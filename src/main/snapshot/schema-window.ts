@@ -90,6 +90,36 @@ export class SchemaWindow {
     return window;
   }
 
+  /**
+   * A window whose start is a schema read elsewhere, with the {@link DatabaseCode} read with it:
+   * see {@link follow}.
+   */
+  static from(reader: SchemaReader, targets: Targets, syntax: DdlSyntax, base: SchemaIR, code: DatabaseCode): SchemaWindow {
+    return new SchemaWindow(reader, targets, syntax, base, code);
+  }
+
+  /** The schema as of the last read, with every read migration applied: after {@link flush}, the live schema. */
+  get schema(): SchemaIR {
+    return this.#base;
+  }
+
+  /**
+   * {@link before} and {@link after} for a migration that already ran, without reading: false
+   * (the window unchanged) when it would need a read first or is `full`. A window started
+   * {@link from} a schema read before a batch's last migrations (or, where what a migration
+   * touches never depends on the schema before it, while they ran: {@link DdlSyntax.namesEveryTable})
+   * follows each of them; its {@link flush} then reads only the tables they touched, as they are
+   * now. A read between two of them would read their tables as the later ones left them, not as
+   * the next one found them, so the caller reads in full instead.
+   */
+  async follow(file: MigrationFile): Promise<boolean> {
+    const effect = this.#effect(file);
+    if (effect.kind === 'full' || (this.#open.length > 0 && this.#needsRead(effect))) return false;
+    this.#planned = { file, effect };
+    await this.after(file);
+    return true;
+  }
+
   /** Migrations waiting for a read. */
   get waiting(): number {
     return this.#open.length;

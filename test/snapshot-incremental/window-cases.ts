@@ -1,0 +1,76 @@
+/**
+ * Batches where the snapshot hook's read windows matter (see src/main/snapshot/schema-window.ts):
+ * a table changed again right after it was created or altered, indexes created and dropped in
+ * one window, renames, enum types, tables whose IR follows another table's, and failures in the
+ * middle of a batch. windows.test.ts compares the snapshot after each migration with the live
+ * schema; deferred-tail.test.ts the deferred snapshot, read ahead of the batch's last migrations.
+ */
+export const CASES: Record<string, string[]> = {
+  postgresql: [
+    `CREATE TABLE a (id int PRIMARY KEY)`,
+    `CREATE TABLE b (id int PRIMARY KEY)`,
+    `ALTER TABLE a ADD COLUMN x int`,
+    `INSERT INTO a (id) VALUES (1)`,
+    `CREATE INDEX a_x ON a (x)`,
+    `CREATE TABLE c (id int PRIMARY KEY, a_id int REFERENCES a (id))`,
+    `DROP INDEX a_x`,
+    `ALTER TABLE b ADD COLUMN y text`,
+    `CREATE TYPE mood AS ENUM ('calm')`,
+    `CREATE TABLE d (id int PRIMARY KEY, m mood)`,
+    `ALTER TYPE mood ADD VALUE 'busy'`,
+    `ALTER TABLE d ADD COLUMN n text`,
+    `ALTER TABLE b RENAME TO b2`,
+    `ALTER TABLE b2 ADD COLUMN z int`,
+    `DROP TABLE c`,
+    `CREATE TABLE c (id int PRIMARY KEY, note text)`,
+    `CREATE SCHEMA app`,
+    `CREATE TABLE app.items (id int PRIMARY KEY)`,
+    `CREATE TABLE items (id int PRIMARY KEY)`,
+    `ALTER TABLE app.items ADD COLUMN label text`,
+    `ALTER TABLE items ADD COLUMN other text`,
+    // Inheritance: from here on every migration is read on its own (a child follows its parent).
+    `CREATE TABLE parent (id int PRIMARY KEY, note text)`,
+    `CREATE TABLE child (extra int) INHERITS (parent)`,
+    `CREATE TABLE e (id int PRIMARY KEY)`,
+    `ALTER TABLE parent ADD COLUMN added int`,
+    `ALTER TABLE e ADD COLUMN f int`,
+    `ALTER TABLE parent ADD COLUMN again int`,
+  ],
+  mysql: [
+    `CREATE TABLE a (id int PRIMARY KEY)`,
+    `CREATE TABLE b (id int PRIMARY KEY)`,
+    `ALTER TABLE a ADD COLUMN x int`,
+    `CREATE INDEX a_x ON a (x)`,
+    `CREATE TABLE c (id int PRIMARY KEY, a_id int, CONSTRAINT fk_c_a FOREIGN KEY (a_id) REFERENCES a (id))`,
+    `DROP INDEX a_x ON a`,
+    `ALTER TABLE b ADD COLUMN y text, ADD INDEX b_y (y(10))`,
+    `INSERT INTO a (id) VALUES (1)`,
+    `RENAME TABLE b TO b2`,
+    `ALTER TABLE b2 ADD COLUMN z int`,
+    `CREATE TABLE \`Mixed\` (id int PRIMARY KEY)`,
+    `ALTER TABLE \`Mixed\` ADD COLUMN m int`,
+    `DROP TABLE c`,
+    `CREATE TABLE c (id int PRIMARY KEY, note text)`,
+  ],
+  sqlite: [
+    `CREATE TABLE a (id integer PRIMARY KEY)`,
+    `CREATE TABLE b (id integer PRIMARY KEY)`,
+    `ALTER TABLE a ADD COLUMN x int`,
+    `CREATE INDEX a_x ON a (x)`,
+    `DROP INDEX a_x`,
+    `CREATE TABLE "Mixed" (id integer PRIMARY KEY)`,
+    `ALTER TABLE mixed ADD COLUMN m int`,
+    `INSERT INTO a (id) VALUES (1)`,
+    `ALTER TABLE b RENAME TO b2`,
+    `ALTER TABLE b2 ADD COLUMN z int`,
+    `DROP TABLE b2`,
+    `CREATE TABLE b2 (id integer PRIMARY KEY, note text)`,
+    // A foreign key without columns follows users' primary key: read one by one from here on.
+    `CREATE TABLE users (id integer PRIMARY KEY)`,
+    `CREATE TABLE posts (id integer PRIMARY KEY, user_id integer REFERENCES users)`,
+    `CREATE TABLE tags (id integer PRIMARY KEY)`,
+    `DROP TABLE users`,
+    `CREATE TABLE users (uid integer PRIMARY KEY, email text)`,
+    `ALTER TABLE tags ADD COLUMN t text`,
+  ],
+};
