@@ -159,6 +159,12 @@ export interface ConnectOptions {
   pgSchema?: string;
   /** Project root, against which relative SQLite paths resolve. */
   root: string;
+  /**
+   * A connection beside one the caller holds, wanted only if it costs no wait: where sessions come
+   * from a bounded pool (PostgreSQL's `pool_size` + `max_overflow`), fail at once with
+   * `MTOOL_CONNECTION` when none is free and no more may be opened.
+   */
+  spare?: boolean;
 }
 
 /** A server version split into numbers, for capability checks against minimum versions. */

@@ -48,14 +48,15 @@ interface DeferredRun {
   /** The snapshot's INFO line. */
   written: Record<string, unknown> | undefined;
   warnings: unknown[];
+  debug: string[];
 }
 
 /** `migrate --defer-snapshots` of `migrations` on a fresh database, the last `tail` read ahead of. */
-async function deferred(target: EngineTarget, migrations: readonly string[], tail: number): Promise<DeferredRun> {
+async function deferred(target: EngineTarget, migrations: readonly string[], tail: number, urlQuery = ''): Promise<DeferredRun> {
   const db = await provision(target);
   try {
     const files: Record<string, string> = {
-      'mtool.config.ts': `import { databaseConfig } from 'mtool';\ndatabaseConfig({ databaseName: 'app', default: true, databaseType: '${target.type}', databaseUrl: ${JSON.stringify(db.url)} });\n`,
+      'mtool.config.ts': `import { databaseConfig } from 'mtool';\ndatabaseConfig({ databaseName: 'app', default: true, databaseType: '${target.type}', databaseUrl: ${JSON.stringify(db.url + urlQuery)} });\n`,
     };
     migrations.forEach((sql, i) => (files[`migrations/app/app__${String(i + 1).padStart(4, '0')}_m${i + 1}.sql`] = `-- upgrade\n${sql}\n`));
     const dir = await tempProject(files, 'mtool-deferred-tail-');
@@ -79,6 +80,7 @@ async function deferred(target: EngineTarget, migrations: readonly string[], tai
       live,
       written: logged.find((l) => String(l.message).startsWith('snapshot written in')),
       warnings: logged.filter((l) => l.level === 'WARNING').map((l) => l.message),
+      debug: logged.filter((l) => l.level === 'DEBUG').map((l) => String(l.message)),
     };
   } finally {
     await disposeDialects();
@@ -127,6 +129,19 @@ for (const id of ['postgresql', 'mysql', 'mariadb']) {
     }, 60_000);
   });
 }
+
+const pgTarget = TARGETS.find((t) => t.id === 'postgresql')!;
+describe.skipIf(!(await targetReachable(pgTarget)))('deferred snapshot with a pool of one session (postgresql)', () => {
+  it('reads in full after the batch instead of waiting pool_timeout for a second session', async () => {
+    // With pool_size=1 and max_overflow=0 the migration holds the only session: asking the pool
+    // for another would wait the 30 s of pool_timeout (the test's 15 s would run out first).
+    const run = await deferred(pgTarget, ['CREATE TABLE a (id int PRIMARY KEY)', 'CREATE TABLE b (id int PRIMARY KEY)'], 2, '?pool_size=1&max_overflow=0');
+    expect(run.error).toBeUndefined();
+    expect(run.snapshot).toBe(run.live);
+    expect(run.written).toMatchObject({ introspection: 'full' });
+    expect(run.debug.some((m) => /^schema not read ahead/.test(m))).toBe(true);
+  }, 15_000);
+});
 
 describe('deferred snapshot on SQLite', () => {
   it('reads in full after the batch: migrations share group transactions, nothing is read ahead', async () => {

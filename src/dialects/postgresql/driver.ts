@@ -56,6 +56,9 @@ export async function connectPostgres(options: ConnectOptions): Promise<Connecti
     entry.catch(() => pools.delete(key));
   }
   const { pool, poolSize } = await entry;
+  if (options.spare && pool.idleCount === 0 && pool.totalCount >= (pool.options.max ?? Infinity)) {
+    throw new MtoolError('MTOOL_CONNECTION', `postgresql (${options.databaseName}): no spare session: the pool's ${pool.totalCount} (pool_size + max_overflow) are in use`, { database: options.databaseName });
+  }
   let client: PoolClient;
   try {
     client = await pool.connect();

@@ -218,7 +218,7 @@ export function snapshotHooks(options: SnapshotHookOptions): EngineHooks {
     const syntax = modules.targets.ddlSyntax(event.dialect);
     let conn: Connection | undefined;
     try {
-      conn = await event.dialect.connect(event.connectOptions);
+      conn = await event.dialect.connect({ ...event.connectOptions, spare: true });
       if (conn.beginSnapshot) await conn.beginSnapshot();
       else if (!syntax.namesEveryTable) throw new Error('the database has no snapshot to read its catalog through');
     } catch (error) {
