@@ -28,6 +28,11 @@ export interface Capabilities {
   readonly singleWriter: boolean;
   /** CREATE INDEX CONCURRENTLY exists. */
   readonly concurrentIndexes: boolean;
+  /**
+   * The catalog can be read through a snapshot while other sessions change the schema
+   * ({@link Connection.beginSnapshot}: PostgreSQL); not MySQL's information_schema.
+   */
+  readonly catalogSnapshots: boolean;
   /** Row-level `SELECT ... FOR UPDATE` or an equivalent atomic claim exists for the lock row. */
   readonly atomicLock: boolean;
   /** Schemas (namespaces) inside a database, as PostgreSQL has. */
@@ -83,7 +88,7 @@ export interface Connection {
    * Begin a read-only transaction whose reads all see the database as it is now, also while
    * other sessions change the schema meanwhile (PostgreSQL: REPEATABLE READ, its snapshot taken
    * before this returns; the catalog is read through it). End it with commit() or rollback().
-   * Absent where catalog reads have no such snapshot (MySQL's information_schema).
+   * Present where `capabilities.catalogSnapshots` is true.
    */
   beginSnapshot?(): Promise<void>;
   /**

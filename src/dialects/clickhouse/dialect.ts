@@ -10,6 +10,7 @@ export const clickhouseCapabilities: Capabilities = {
   savepoints: false,
   singleWriter: false,
   concurrentIndexes: false,
+  catalogSnapshots: false,
   atomicLock: false,
   schemas: false, // ClickHouse "databases" are the only namespace
   namedEnums: false, // Enum8/Enum16 are column types

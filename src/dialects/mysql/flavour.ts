@@ -18,6 +18,7 @@ const shared = {
   savepoints: true,
   singleWriter: false,
   concurrentIndexes: false,
+  catalogSnapshots: false,
   atomicLock: true, // InnoDB SELECT ... FOR UPDATE
   schemas: false, // a "schema" is a database
   namedEnums: false, // ENUM is declared inline on the column

@@ -10,6 +10,7 @@ export const postgresCapabilities: Capabilities = {
   savepoints: true,
   singleWriter: false,
   concurrentIndexes: true,
+  catalogSnapshots: true,
   atomicLock: true,
   schemas: true,
   namedEnums: true,

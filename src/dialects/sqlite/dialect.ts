@@ -10,6 +10,7 @@ export const sqliteCapabilities: Capabilities = {
   savepoints: true,
   singleWriter: true,
   concurrentIndexes: false,
+  catalogSnapshots: false,
   atomicLock: true, // BEGIN IMMEDIATE takes the database's write lock
   schemas: false,
   namedEnums: false,

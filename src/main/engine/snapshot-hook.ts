@@ -213,14 +213,15 @@ export function snapshotHooks(options: SnapshotHookOptions): EngineHooks {
   const readAhead = async (event: BeforeTailEvent): Promise<void> => {
     const entry = options.databases.find((d) => d.name === event.database);
     if (!entry) return;
-    const log = options.log.child({ db_name: entry.name, db_type: entry.type });
     const modules = await loadModules();
     const syntax = modules.targets.ddlSyntax(event.dialect);
+    const snapshot = event.dialect.capabilities.catalogSnapshots;
+    if (!snapshot && !syntax.namesEveryTable) return;
+    const log = options.log.child({ db_name: entry.name, db_type: entry.type });
     let conn: Connection | undefined;
     try {
       conn = await event.dialect.connect({ ...event.connectOptions, spare: true });
-      if (conn.beginSnapshot) await conn.beginSnapshot();
-      else if (!syntax.namesEveryTable) throw new Error('the database has no snapshot to read its catalog through');
+      if (snapshot) await conn.beginSnapshot!();
     } catch (error) {
       // Only a head start is lost: the snapshot is read at the end, as without it.
       log.debug('schema not read ahead of the last migrations', { error });
