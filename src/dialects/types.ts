@@ -165,11 +165,14 @@ export interface ConnectOptions {
   /** Project root, against which relative SQLite paths resolve. */
   root: string;
   /**
-   * A connection beside one the caller holds, wanted only if it costs no wait: where sessions come
-   * from a bounded pool (PostgreSQL's `pool_size` + `max_overflow`), fail at once with
-   * `MTOOL_CONNECTION` when none is free and no more may be opened.
+   * A connection beside one the caller holds, where sessions come from a bounded pool
+   * (PostgreSQL's `pool_size` + `max_overflow`; elsewhere every connection is its own session):
+   * `spare`, wanted only if it costs no wait, fails at once with `MTOOL_CONNECTION` when no
+   * session is free and no more may be opened; `urgent`, needed whatever the bound (releasing the
+   * lock after Ctrl-C while the migration holds the pool's only session), is a session of its
+   * own outside the pool. Absent: a session from the pool, waiting up to `pool_timeout`.
    */
-  spare?: boolean;
+  second?: 'spare' | 'urgent';
 }
 
 /** A server version split into numbers, for capability checks against minimum versions. */

@@ -202,3 +202,30 @@ describe.skipIf(!(await targetReachable(mariadb)))('interrupting migrate on mari
     expect(await tableExistsAt(mariadb, db.url, 'after_t')).toBe(true);
   }, 60_000);
 });
+
+const postgresql = TARGETS.find((t) => t.id === 'postgresql')!;
+describe.skipIf(!(await targetReachable(postgresql)))('interrupting migrate on postgresql with a pool of one session', () => {
+  it('SIGTERM stops the statement from a session outside the pool, and releases the lock', async () => {
+    const db = await provision(postgresql);
+    // The migration holds the pool's only session: asking the pool for another to cancel from
+    // would wait pool_timeout and then leave the statement running and the lock ACTIVE.
+    const project = await TestProject.create([{ name: 'app', type: 'postgresql', url: `${db.url}?pool_size=1&max_overflow=0&pool_timeout=20` }]);
+    try {
+      await project.write('app__0001_long.sql', migration(['CREATE TABLE partial_t (id integer primary key)', 'SELECT pg_sleep(30)'], ['DROP TABLE partial_t']));
+      const run = start(project, ['migrate', '--verbose']);
+      await waitFor('the long migration to start', () => run.stderr().includes('applying app__0001_long.sql'));
+      await new Promise((r) => setTimeout(r, 700));
+      run.child.kill('SIGTERM');
+      const exit = await run.exit;
+      expect(exit.code, run.stderr()).toBe(143);
+      expect(run.stderr()).toContain('asked the server to stop the running statement');
+      expect(run.stderr()).toMatch(/app__0001_long\.sql:\d+: .*cancel.*rolled back as a whole/);
+      const lock = await project.run(['lock-status']);
+      expect(lock.stdout.trim(), explain(lock)).toBe('Migration lock: INACTIVE');
+      expect(await tableExistsAt(postgresql, db.url, 'partial_t')).toBe(false);
+    } finally {
+      await project.dispose();
+      await db.drop();
+    }
+  }, 15_000);
+});

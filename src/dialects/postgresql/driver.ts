@@ -17,6 +17,8 @@ interface PoolEntry {
   readonly pool: Pool;
   /** `pool_size`: idle sessions kept beyond this are closed on release (SQLAlchemy's overflow). */
   readonly poolSize: number;
+  /** A session of its own with the pool's settings, outside its bound; `release()` ends it. */
+  outside(): Promise<PoolClient>;
 }
 
 /**
@@ -55,17 +57,18 @@ export async function connectPostgres(options: ConnectOptions): Promise<Connecti
     pools.set(key, entry);
     entry.catch(() => pools.delete(key));
   }
-  const { pool, poolSize } = await entry;
-  if (options.spare && pool.idleCount === 0 && pool.totalCount >= (pool.options.max ?? Infinity)) {
+  const pooled = await entry;
+  const { pool } = pooled;
+  if (options.second === 'spare' && pool.idleCount === 0 && pool.totalCount >= (pool.options.max ?? Infinity)) {
     throw new MtoolError('MTOOL_CONNECTION', `postgresql (${options.databaseName}): no spare session: the pool's ${pool.totalCount} (pool_size + max_overflow) are in use`, { database: options.databaseName });
   }
   let client: PoolClient;
   try {
-    client = await pool.connect();
+    client = options.second === 'urgent' ? await pooled.outside() : await pool.connect();
   } catch (e) {
     throw new PostgresError('MTOOL_CONNECTION', ctx, e, connectHint(url));
   }
-  const connection = new PostgresConnection(pg, client, poolSize, pool, ctx);
+  const connection = new PostgresConnection(pg, client, pooled, ctx);
   if (options.pgSchema) {
     try {
       await connection.query(`SET search_path TO ${postgresQuoting.ident(options.pgSchema)}, public`);
@@ -121,7 +124,8 @@ async function createPool(pg: PgModule, url: ConnectionUrl, root: string, ctx: E
     pool.on('error', () => undefined);
     return pool;
   };
-  let pool = make(plan.first);
+  let ssl = plan.first;
+  let pool = make(ssl);
   if (plan.fallback !== undefined) {
     // Probe once which of libpq's allow/prefer variants this server takes.
     try {
@@ -129,10 +133,18 @@ async function createPool(pg: PgModule, url: ConnectionUrl, root: string, ctx: E
     } catch (e) {
       if (!sslRetryable(e, plan.first !== false)) throw new PostgresError('MTOOL_CONNECTION', ctx, e, connectHint(url));
       await pool.end();
-      pool = make(plan.fallback);
+      ssl = plan.fallback;
+      pool = make(ssl);
     }
   }
-  return { pool, poolSize: opts.poolSize };
+  const outside = async (): Promise<PoolClient> => {
+    const client = new TimedClient(config(ssl));
+    // Until a connection holds it: a session the server drops must not crash the process.
+    client.on('error', () => undefined);
+    await client.connect();
+    return Object.assign(client, { release: () => void client.end().catch(() => undefined) }) as unknown as PoolClient;
+  };
+  return { pool, poolSize: opts.poolSize, outside };
 }
 
 /** Per-client type parsers: 64-bit ints and numerics stay strings (pg's default), dates stay text. */
@@ -235,8 +247,7 @@ class PostgresConnection implements Connection {
   readonly type = 'postgresql' as const;
   readonly databaseName: string;
   #client: PoolClient | undefined;
-  readonly #poolSize: number;
-  readonly #pool: Pool;
+  readonly #pooled: PoolEntry;
   readonly #ctx: ErrorContext;
   readonly #pg: PgModule;
   /** Set when the session broke: it is then destroyed instead of returned to the pool. */
@@ -249,11 +260,10 @@ class PostgresConnection implements Connection {
     this.#broken = e;
   };
 
-  constructor(pg: PgModule, client: PoolClient, poolSize: number, pool: Pool, ctx: ErrorContext) {
+  constructor(pg: PgModule, client: PoolClient, pooled: PoolEntry, ctx: ErrorContext) {
     this.#pg = pg;
     this.#client = client;
-    this.#poolSize = poolSize;
-    this.#pool = pool;
+    this.#pooled = pooled;
     this.#ctx = ctx;
     this.databaseName = ctx.databaseName;
     // A held session that the server drops emits 'error'; keep it so the next call fails clearly.
@@ -418,7 +428,8 @@ class PostgresConnection implements Connection {
   async cancel(): Promise<void> {
     const pid = (this.#client as { processID?: number | null } | undefined)?.processID;
     if (!pid) return;
-    const other = await this.#pool.connect();
+    // A session of its own: the pool's may all be busy (pool_size=1 holds only this one).
+    const other = await this.#pooled.outside();
     try {
       await other.query(`SELECT pg_cancel_backend(${Number(pid)})`);
     } finally {
@@ -450,7 +461,7 @@ class PostgresConnection implements Connection {
         destroy = e as Error;
       }
     }
-    if (!destroy && this.#pool.idleCount >= this.#poolSize) destroy = true;
+    if (!destroy && this.#pooled.pool.idleCount >= this.#pooled.poolSize) destroy = true;
     client.release(destroy);
   }
 

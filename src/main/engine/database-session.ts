@@ -154,7 +154,7 @@ async function releaseOnce(session: DatabaseSession, run: EngineRunContext | und
 }
 
 async function releaseFromSecondConnection(session: DatabaseSession, holder: LockHolder): Promise<void> {
-  const other = await session.dialect.connect(session.connectOptions);
+  const other = await session.dialect.connect({ ...session.connectOptions, second: 'urgent' });
   try {
     await releaseLock(other, session.dialect, session.store, holder);
     session.lock.forget();

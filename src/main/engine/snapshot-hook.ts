@@ -220,7 +220,7 @@ export function snapshotHooks(options: SnapshotHookOptions): EngineHooks {
     const log = options.log.child({ db_name: entry.name, db_type: entry.type });
     let conn: Connection | undefined;
     try {
-      conn = await event.dialect.connect({ ...event.connectOptions, spare: true });
+      conn = await event.dialect.connect({ ...event.connectOptions, second: 'spare' });
       if (snapshot) await conn.beginSnapshot!();
     } catch (error) {
       // Only a head start is lost: the snapshot is read at the end, as without it.
