@@ -87,6 +87,19 @@ export function commandHelp(command: CommandDescriptor): string {
   return `${parts.join('\n')}\n`;
 }
 
+/** `mtool <group> --help` for a word that only starts commands (`settings`, `database`). */
+export function groupHelp(group: string): string {
+  const members = COMMANDS.filter((c) => c.name.startsWith(`${group} `));
+  return `${[
+    `Usage: mtool [global options] ${group} <command> [arguments] [options]`,
+    '',
+    'Commands:',
+    columns(members.map((c) => [c.name, c.description.split(/(?<=\.)\s/)[0]!])),
+    '',
+    `Run \`mtool ${members.length === 1 ? members[0]!.name : `${group} <command>`} --help\` for its arguments, options and examples.`,
+  ].join('\n')}\n`;
+}
+
 /** `mtool --help`. */
 export function generalHelp(): string {
   const firstSentence = (text: string) => text.split(/(?<=\.)\s/)[0];
@@ -130,6 +143,8 @@ function takesValue(token: string): boolean {
 
 interface Located {
   command: CommandDescriptor | undefined;
+  /** The first word when it only starts commands (`settings` of `settings show`) and no command followed it. */
+  group?: string;
   /** argv without the command-name words. */
   rest: string[];
 }
@@ -156,6 +171,8 @@ function locateCommand(argv: readonly string[]): Located {
   const command = two ?? one;
   if (!command) {
     const group = COMMANDS.filter((c) => c.name.startsWith(`${words[0]} `)).map((c) => c.name);
+    // `mtool settings --help`: the group's commands (anything else without a command is refused below).
+    if (group.length > 0 && words[1] === undefined) return { command: undefined, group: words[0], rest: argv.filter((_t, i) => i !== positions[0]) };
     const given = group.length > 0 && words[1] !== undefined ? `${words[0]} ${words[1]}` : words[0];
     const suggestion = group.length > 0 ? `; did you mean: ${group.join(', ')}` : '';
     throw usageError(`unknown command '${given}'${suggestion}`);
@@ -444,6 +461,8 @@ function applyLogging(globals: GlobalOptions, env: NodeJS.ProcessEnv): void {
 export interface CommandLine {
   /** Undefined for `mtool`, `mtool --help` and `mtool --version`. */
   command: CommandDescriptor | undefined;
+  /** `mtool settings --help`: the word that starts several commands (see {@link groupHelp}). */
+  group?: string;
   globals: GlobalOptions;
   help: boolean;
   version: boolean;
@@ -457,12 +476,16 @@ export interface CommandLine {
  * @example const line = await parseCommandLine(['--json', 'settings', 'show', 'app']); line.input().args.name === 'app'
  */
 export async function parseCommandLine(argv: readonly string[]): Promise<CommandLine> {
-  const { command, rest } = locateCommand(argv);
+  const { command, group, rest } = locateCommand(argv);
   const { tokens, values, positionals, help, version } = arrangeOptions(rest, command);
+  if (group !== undefined && !help) {
+    const members = COMMANDS.filter((c) => c.name.startsWith(`${group} `)).map((c) => c.name);
+    throw usageError(`unknown command '${group}'; did you mean: ${members.join(', ')}`);
+  }
   if (!command) {
     // Nothing for sade to parse: only global options, all known (arrangeOptions rejects others).
     if (positionals.length > 0) throw usageError(`no command before '--' (found '${positionals[0]}' after it); the command name comes first`);
-    return { command, globals: readGlobals(values), help, version, input: () => ({ args: {}, options: {} }) };
+    return { command, ...(group !== undefined ? { group } : {}), globals: readGlobals(values), help, version, input: () => ({ args: {}, options: {} }) };
   }
   const parsed = await parseWithSade(command, tokens);
   return { command, globals: readGlobals(parsed.values), help, version, input: parsed.input };
@@ -532,7 +555,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     debug = LOG_LEVELS[loggingSettings().level] <= LOG_LEVELS.debug;
 
     if (invocation.help) {
-      io.stdout.write(command ? commandHelp(command) : generalHelp());
+      io.stdout.write(command ? commandHelp(command) : invocation.group !== undefined ? groupHelp(invocation.group) : generalHelp());
       return 0;
     }
     if (invocation.version) {

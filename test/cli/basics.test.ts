@@ -49,6 +49,17 @@ describe('mtool command line', () => {
     expect(result.stderr).toContain("unknown command 'settings list'; did you mean: settings show");
   });
 
+  it.each(['settings', 'database'])('lists the commands of the group for `%s --help`', async (group) => {
+    const { code, stdout, stderr } = await mtool(group, '--help');
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout).toMatch(new RegExp(`^Usage: mtool \\[global options\\] ${group} <command>`));
+    const members = COMMANDS.filter((c) => c.name.startsWith(`${group} `));
+    expect(members.length).toBeGreaterThan(0);
+    for (const c of members) expect(stdout).toContain(`  ${c.name}  `);
+    expect(stdout).toContain(`Run \`mtool ${members[0]!.name} --help\``);
+  });
+
   it('exits 2 with the command usage for an unknown option', async () => {
     const result = await mtool('version', '--verbose');
     expect(result.code).toBe(2);
