@@ -218,18 +218,25 @@ export function snapshotHooks(options: SnapshotHookOptions): EngineHooks {
     const snapshot = event.dialect.capabilities.catalogSnapshots;
     if (!snapshot && !syntax.namesEveryTable) return;
     const log = options.log.child({ db_name: entry.name, db_type: entry.type });
-    let conn: Connection | undefined;
-    try {
-      conn = await event.dialect.connect({ ...event.connectOptions, second: 'spare' });
-      if (snapshot) await conn.beginSnapshot!();
-    } catch (error) {
-      // Only a head start is lost: the snapshot is read at the end, as without it.
-      log.debug('schema not read ahead of the last migrations', { error });
-      await conn?.close().catch(() => undefined);
-      return;
-    }
-    const reader = conn;
+    // Only a head start is lost when this fails: the snapshot is read at the end, as without it.
+    const opened = (async (): Promise<Connection | undefined> => {
+      let conn: Connection | undefined;
+      try {
+        conn = await event.dialect.connect({ ...event.connectOptions, second: 'spare' });
+        if (snapshot) await conn.beginSnapshot!();
+        return conn;
+      } catch (error) {
+        log.debug('schema not read ahead of the last migrations', { error });
+        await conn?.close().catch(() => undefined);
+        return undefined;
+      }
+    })();
+    // The snapshot must be taken before the migrations start; a read without one (MySQL) may
+    // connect while they run.
+    if (snapshot && !(await opened)) return;
     const read = (async () => {
+      const reader = await opened;
+      if (!reader) return undefined;
       const started = performance.now();
       try {
         const code = syntax.codeCheck ? modules.targets.databaseCode((await reader.query(syntax.codeCheck)).rows[0]) : modules.targets.NO_CODE;
