@@ -110,15 +110,19 @@ for (const id of ['postgresql', 'mysql', 'mariadb']) {
       expect([...introspections].sort()).toEqual(['full', 'partial']);
     }, 180_000);
 
-    it('reads only the tables of independent last migrations, and in full where one touches a table an earlier one did', async () => {
+    // MySQL and MariaDB name every table a statement changes: a table changed twice is read once, at the end.
+    const namesEveryTable = id !== 'postgresql';
+    it(`reads only the tables of the last migrations${namesEveryTable ? ', also one touched twice' : ', and in full where one touches a table an earlier one did'}`, async () => {
       const head = ['CREATE TABLE a (id int PRIMARY KEY)', 'CREATE TABLE b (id int PRIMARY KEY)'];
       const independent = await deferred(target, [...head, 'ALTER TABLE a ADD COLUMN x int', 'CREATE TABLE c (id int PRIMARY KEY)'], 2);
       expect(independent.snapshot).toBe(independent.live);
       expect(independent.written).toMatchObject({ introspection: 'partial', read_ahead_ms: expect.any(Number) });
-      const twice = await deferred(target, [...head, 'ALTER TABLE a ADD COLUMN x int', 'ALTER TABLE a ADD COLUMN y int'], 2);
+      // After a pause: the read ends before the tail's DDL, so both changes of each table come after it.
+      const twice = await deferred(target, [...head, PAUSE[id]!, 'ALTER TABLE a ADD COLUMN x int', 'CREATE TABLE c (id int PRIMARY KEY)', 'ALTER TABLE a ADD COLUMN y int', 'ALTER TABLE c ADD COLUMN z int'], 5);
       expect(twice.snapshot).toBe(twice.live);
-      expect(twice.written).toMatchObject({ introspection: 'full' });
-      expect(twice.written).not.toHaveProperty('read_ahead_ms');
+      if (namesEveryTable) expect(twice.written).toMatchObject({ introspection: 'partial', read_ahead_ms: expect.any(Number) });
+      else expect(twice.written).not.toHaveProperty('read_ahead_ms');
+      expect(twice.written).toMatchObject({ introspection: namesEveryTable ? 'partial' : 'full' });
     }, 60_000);
 
     it('after a failing last migration is the schema the ones before it left', async () => {

@@ -109,12 +109,17 @@ export class SchemaWindow {
    * {@link from} a schema read before a batch's last migrations (or, where what a migration
    * touches never depends on the schema before it, while they ran: {@link DdlSyntax.namesEveryTable})
    * follows each of them; its {@link flush} then reads only the tables they touched, as they are
-   * now. A read between two of them would read their tables as the later ones left them, not as
-   * the next one found them, so the caller reads in full instead.
+   * now: {@link schema} is then the live schema (the steps of single migrations are not kept
+   * apart, see below). A read between two of them would read their tables as the later ones left
+   * them, not as the next one found them, so where a migration's answer may depend on a table an
+   * earlier one touched, the caller reads in full instead. Where it never depends on the schema
+   * before it ({@link DdlSyntax.namesEveryTable}), a table touched twice is simply read once, at
+   * the end; the window's per-migration steps then no longer tell which migration changed it.
    */
   async follow(file: MigrationFile): Promise<boolean> {
     const effect = this.#effect(file);
-    if (effect.kind === 'full' || (this.#open.length > 0 && this.#needsRead(effect))) return false;
+    if (effect.kind === 'full') return false;
+    if (this.#open.length > 0 && this.#needsRead(effect) && !(this.#syntax.namesEveryTable && !this.#code.dependents && !this.#looseReference)) return false;
     this.#planned = { file, effect };
     await this.after(file);
     return true;
