@@ -87,14 +87,21 @@ export function commandHelp(command: CommandDescriptor): string {
   return `${parts.join('\n')}\n`;
 }
 
+const firstSentence = (text: string): string => text.split(/(?<=\.)\s/)[0]!;
+
+/** The commands a first word starts (`settings` → `settings show`); none for a command's own name. */
+function groupMembers(word: string): CommandDescriptor[] {
+  return COMMANDS.filter((c) => c.name.startsWith(`${word} `));
+}
+
 /** `mtool <group> --help` for a word that only starts commands (`settings`, `database`). */
 export function groupHelp(group: string): string {
-  const members = COMMANDS.filter((c) => c.name.startsWith(`${group} `));
+  const members = groupMembers(group);
   return `${[
     `Usage: mtool [global options] ${group} <command> [arguments] [options]`,
     '',
     'Commands:',
-    columns(members.map((c) => [c.name, c.description.split(/(?<=\.)\s/)[0]!])),
+    columns(members.map((c) => [c.name, firstSentence(c.description)])),
     '',
     `Run \`mtool ${members.length === 1 ? members[0]!.name : `${group} <command>`} --help\` for its arguments, options and examples.`,
   ].join('\n')}\n`;
@@ -102,7 +109,6 @@ export function groupHelp(group: string): string {
 
 /** `mtool --help`. */
 export function generalHelp(): string {
-  const firstSentence = (text: string) => text.split(/(?<=\.)\s/)[0];
   return `${[
     'mtool: SQL-first database schema migrations',
     '',
@@ -121,6 +127,12 @@ export function generalHelp(): string {
 function usageError(message: string, command?: CommandDescriptor): MtoolError {
   const where = command ? `usage: ${usageLine(command)}\nrun \`mtool ${command.name} --help\` for details` : 'run `mtool --help` for the list of commands';
   return Object.assign(new MtoolError('MTOOL_USAGE', message), { hint: where });
+}
+
+/** `given` names no command; `members`: the commands its first word starts, suggested. */
+function unknownCommand(given: string, members: readonly CommandDescriptor[]): MtoolError {
+  const suggestion = members.length > 0 ? `; did you mean: ${members.map((c) => c.name).join(', ')}` : '';
+  return usageError(`unknown command '${given}'${suggestion}`);
 }
 
 function unknownOption(flag: string, command: CommandDescriptor | undefined): MtoolError {
@@ -170,12 +182,10 @@ function locateCommand(argv: readonly string[]): Located {
   const one = COMMANDS.find((c) => c.name === words[0]);
   const command = two ?? one;
   if (!command) {
-    const group = COMMANDS.filter((c) => c.name.startsWith(`${words[0]} `)).map((c) => c.name);
-    // `mtool settings --help`: the group's commands (anything else without a command is refused below).
-    if (group.length > 0 && words[1] === undefined) return { command: undefined, group: words[0], rest: argv.filter((_t, i) => i !== positions[0]) };
-    const given = group.length > 0 && words[1] !== undefined ? `${words[0]} ${words[1]}` : words[0];
-    const suggestion = group.length > 0 ? `; did you mean: ${group.join(', ')}` : '';
-    throw usageError(`unknown command '${given}'${suggestion}`);
+    const members = groupMembers(words[0]!);
+    // `mtool settings --help`: the group's commands (without --help it is refused in parseCommandLine).
+    if (members.length > 0 && words[1] === undefined) return { command: undefined, group: words[0], rest: argv.filter((_t, i) => i !== positions[0]) };
+    throw unknownCommand(members.length > 0 ? `${words[0]} ${words[1]}` : words[0]!, members);
   }
   const used = new Set(positions.slice(0, two ? 2 : 1));
   return { command, rest: argv.filter((_t, i) => !used.has(i)) };
@@ -478,10 +488,7 @@ export interface CommandLine {
 export async function parseCommandLine(argv: readonly string[]): Promise<CommandLine> {
   const { command, group, rest } = locateCommand(argv);
   const { tokens, values, positionals, help, version } = arrangeOptions(rest, command);
-  if (group !== undefined && !help) {
-    const members = COMMANDS.filter((c) => c.name.startsWith(`${group} `)).map((c) => c.name);
-    throw usageError(`unknown command '${group}'; did you mean: ${members.join(', ')}`);
-  }
+  if (group !== undefined && !help) throw unknownCommand(group, groupMembers(group));
   if (!command) {
     // Nothing for sade to parse: only global options, all known (arrangeOptions rejects others).
     if (positionals.length > 0) throw usageError(`no command before '--' (found '${positionals[0]}' after it); the command name comes first`);

@@ -5,7 +5,7 @@ import type { MigrationFile } from '../../parser/migration-file.js';
 import type { SchemaIR } from '../../schema/ir.js';
 import type { DatabaseEntry } from '../config/types.js';
 import type { Logger } from '../log.js';
-import type { SchemaWindow, WindowEntry } from '../snapshot/schema-window.js';
+import type { SchemaReader, SchemaWindow, WindowEntry } from '../snapshot/schema-window.js';
 import type { QueuedSnapshot, SnapshotSink, WrittenListener } from '../snapshot/snapshot-queue.js';
 import type { DatabaseCode } from './ddl-targets.js';
 import { formatMs } from './executor.js';
@@ -105,6 +105,24 @@ const EARLY_READ_FACTOR = 20;
 const EARLY_READ_MIN_MS = 50;
 
 /**
+ * How the snapshots read one connection's schema (the tracking tables left out) and its
+ * {@link DatabaseCode}: for a {@link SchemaWindow}, and for the deferred snapshot's read ahead.
+ */
+function schemaReader(dialect: Dialect, conn: Connection, modules: Modules, exclude: readonly string[], log: Logger): SchemaReader {
+  const { targets } = modules;
+  const syntax = targets.ddlSyntax(dialect);
+  return {
+    read: async (tables) => {
+      const started = performance.now();
+      const schema = await dialect.introspect(conn, tables ? { exclude, tables } : { exclude });
+      log.debug(`schema read for snapshots in ${formatMs(performance.now() - started)}`, { asked: tables ? tables.length : 'all', tables: Object.keys(schema.tables).length });
+      return schema;
+    },
+    code: async () => (syntax.codeCheck ? targets.databaseCode((await conn.query(syntax.codeCheck)).rows[0]) : targets.NO_CODE),
+  };
+}
+
+/**
  * `migrate`'s schema snapshots (spec "Schema snapshot"): after each applied versioned migration
  * the live schema (tracking tables left out) is written as
  * `.mtool/schemas/<db>__<NNNN>_<desc>.schema.json`; with `--defer-snapshots` only once, for the
@@ -126,15 +144,17 @@ const EARLY_READ_MIN_MS = 50;
  */
 export function snapshotHooks(options: SnapshotHookOptions): EngineHooks {
   const states = new Map<string, BatchState>();
+  const entryOf = (database: string) => options.databases.find((d) => d.name === database);
+  const logFor = (entry: DatabaseEntry) => options.log.child({ db_name: entry.name, db_type: entry.type });
 
   const stateFor = async (event: HookContext, remaining: number): Promise<BatchState | undefined> => {
     const current = states.get(event.database);
     if (current?.conn === event.conn) return current;
-    const entry = options.databases.find((d) => d.name === event.database);
+    const entry = entryOf(event.database);
     if (!entry) return undefined;
     // Loaded here, not at the top: a migrate that applies nothing must not pay for them.
     const modules = await loadModules();
-    const log = options.log.child({ db_name: entry.name, db_type: entry.type });
+    const log = logFor(entry);
     const state: BatchState = { conn: event.conn, dialect: event.dialect, entry, log, modules, queue: undefined, remaining, window: undefined, pending: [], committed: new WeakSet(), reads: { count: 0, ms: 0 } };
     states.set(event.database, state);
     return state;
@@ -142,22 +162,8 @@ export function snapshotHooks(options: SnapshotHookOptions): EngineHooks {
 
   const openWindow = (state: BatchState): Promise<SchemaWindow> => {
     const { modules, dialect, conn } = state;
-    const { targets } = modules;
-    const syntax = targets.ddlSyntax(dialect);
-    const exclude = modules.trackingTables(state.entry);
-    return modules.SchemaWindow.open(
-      {
-        read: async (tables) => {
-          const started = performance.now();
-          const schema = await dialect.introspect(conn, tables ? { exclude, tables } : { exclude });
-          state.log.debug(`schema read for snapshots in ${formatMs(performance.now() - started)}`, { asked: tables ? tables.length : 'all', tables: Object.keys(schema.tables).length });
-          return schema;
-        },
-        code: async () => (syntax.codeCheck ? targets.databaseCode((await conn.query(syntax.codeCheck)).rows[0]) : targets.NO_CODE),
-      },
-      targets,
-      syntax,
-    );
+    const reader = schemaReader(dialect, conn, modules, modules.trackingTables(state.entry), state.log);
+    return modules.SchemaWindow.open(reader, modules.targets, modules.targets.ddlSyntax(dialect));
   };
 
   /**
@@ -211,13 +217,12 @@ export function snapshotHooks(options: SnapshotHookOptions): EngineHooks {
    * which serves only where what a migration touches never depends on the schema before it.
    */
   const readAhead = async (event: BeforeTailEvent): Promise<void> => {
-    const entry = options.databases.find((d) => d.name === event.database);
+    const entry = entryOf(event.database);
     if (!entry) return;
     const modules = await loadModules();
-    const syntax = modules.targets.ddlSyntax(event.dialect);
     const snapshot = event.dialect.capabilities.catalogSnapshots;
-    if (!snapshot && !syntax.namesEveryTable) return;
-    const log = options.log.child({ db_name: entry.name, db_type: entry.type });
+    if (!snapshot && !modules.targets.ddlSyntax(event.dialect).namesEveryTable) return;
+    const log = logFor(entry);
     // Only a head start is lost when this fails: the snapshot is read at the end, as without it.
     const opened = (async (): Promise<Connection | undefined> => {
       let conn: Connection | undefined;
@@ -239,8 +244,9 @@ export function snapshotHooks(options: SnapshotHookOptions): EngineHooks {
       if (!reader) return undefined;
       const started = performance.now();
       try {
-        const code = syntax.codeCheck ? modules.targets.databaseCode((await reader.query(syntax.codeCheck)).rows[0]) : modules.targets.NO_CODE;
-        const schema = await event.dialect.introspect(reader, { exclude: modules.trackingTables(entry) });
+        const read = schemaReader(event.dialect, reader, modules, modules.trackingTables(entry), log);
+        const code = await read.code();
+        const schema = await read.read();
         return { schema, code, ms: performance.now() - started };
       } catch (error) {
         // Catalog functions may fail on objects the migrations drop meanwhile: read at the end instead.
@@ -257,17 +263,10 @@ export function snapshotHooks(options: SnapshotHookOptions): EngineHooks {
    * The schema read ahead (see {@link readAhead}) brought up to date: the tables the last
    * migrations touched read again, or undefined when one of them needs more (SchemaWindow.follow).
    */
-  const caughtUp = async (ahead: ReadAhead, event: HookContext, exclude: readonly string[], modules: Modules): Promise<{ schema: SchemaIR; readAheadMs: number } | undefined> => {
+  const caughtUp = async (ahead: ReadAhead, event: HookContext, reader: SchemaReader, modules: Modules): Promise<{ schema: SchemaIR; readAheadMs: number } | undefined> => {
     const read = await ahead.read;
     if (!read) return undefined;
-    const { targets } = modules;
-    const window = modules.SchemaWindow.from(
-      { read: (tables) => event.dialect.introspect(event.conn, tables ? { exclude, tables } : { exclude }), code: async () => read.code },
-      targets,
-      targets.ddlSyntax(event.dialect),
-      read.schema,
-      read.code,
-    );
+    const window = modules.SchemaWindow.from(reader, modules.targets, modules.targets.ddlSyntax(event.dialect), read.schema, read.code);
     for (const file of ahead.pending) if (!(await window.follow(file))) return undefined;
     await window.flush();
     return { schema: window.schema, readAheadMs: read.ms };
@@ -277,16 +276,16 @@ export function snapshotHooks(options: SnapshotHookOptions): EngineHooks {
   const deferred = async (event: HookContext, file: MigrationFile): Promise<void> => {
     const ahead = aheads.get(event.database);
     aheads.delete(event.database);
-    const entry = options.databases.find((d) => d.name === event.database);
+    const entry = entryOf(event.database);
     if (!entry) return;
     const started = performance.now();
     const modules = await loadModules();
-    const exclude = modules.trackingTables(entry);
-    const fresh = ahead?.conn === event.conn ? await caughtUp(ahead, event, exclude, modules) : undefined;
-    const schema = fresh?.schema ?? (await event.dialect.introspect(event.conn, { exclude }));
+    const reader = schemaReader(event.dialect, event.conn, modules, modules.trackingTables(entry), logFor(entry));
+    const fresh = ahead?.conn === event.conn ? await caughtUp(ahead, event, reader, modules) : undefined;
+    const schema = fresh?.schema ?? (await reader.read());
     const writer = new modules.SnapshotWriter(options.root, entry.name, entry.type);
     const { path, bytes } = await writer.write({ migrationId: migrationId(entry, file), schema });
-    options.log.child({ db_name: entry.name, db_type: entry.type }).info(`snapshot written in ${formatMs(performance.now() - started)}`, {
+    logFor(entry).info(`snapshot written in ${formatMs(performance.now() - started)}`, {
       file: path,
       bytes,
       introspection: fresh ? 'partial' : 'full',

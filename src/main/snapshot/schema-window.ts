@@ -119,7 +119,9 @@ export class SchemaWindow {
   async follow(file: MigrationFile): Promise<boolean> {
     const effect = this.#effect(file);
     if (effect.kind === 'full') return false;
-    if (this.#open.length > 0 && this.#needsRead(effect) && !(this.#syntax.namesEveryTable && !this.#code.dependents && !this.#looseReference)) return false;
+    // Answers that never depend on the schema before (no table's IR following another's).
+    const byNameOnly = this.#syntax.namesEveryTable && !this.#code.dependents && !this.#looseReference;
+    if (this.#open.length > 0 && !byNameOnly && this.#needsRead(effect)) return false;
     this.#planned = { file, effect };
     await this.after(file);
     return true;
