@@ -1,15 +1,12 @@
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { disposeDialects, getDialect } from '../../src/dialects/index.js';
-import { loadConfig, selectDatabases } from '../../src/main/config/load-config.js';
 import * as engine from '../../src/main/engine/engine.js';
 import { snapshotHooks } from '../../src/main/engine/snapshot-hook.js';
-import { configureLogging, logger } from '../../src/main/log.js';
+import { logger } from '../../src/main/log.js';
 import { trackingTables } from '../../src/main/models/live-schema.js';
 import { findLatestSnapshot } from '../../src/main/snapshot/index.js';
-import { canonicalJson } from '../../src/schema/canonical-json.js';
-import type { SchemaIR } from '../../src/schema/ir.js';
 import { provision, TARGETS, targetReachable, type EngineTarget } from '../engine/support/targets.js';
-import { tempProject } from '../support/temp-project.js';
+import { batchProject, body, captureLogs } from './harness.js';
 import { CASES } from './window-cases.js';
 
 /**
@@ -20,15 +17,8 @@ import { CASES } from './window-cases.js';
  * snapshot must be the live schema at the end: checked for every split of the window cases.
  */
 
-const lines: string[] = [];
-beforeEach(() => {
-  lines.length = 0;
-  configureLogging({ level: 'debug', json: true, sink: { write: (line) => void lines.push(line) } });
-});
-afterEach(() => configureLogging({ level: 'info', json: false, sink: undefined }));
+const logs = captureLogs();
 afterAll(() => disposeDialects());
-
-const body = (ir: Pick<SchemaIR, 'tables' | 'enums' | 'indexes' | 'constraints'>) => canonicalJson({ tables: ir.tables, enums: ir.enums, indexes: ir.indexes, constraints: ir.constraints });
 
 /**
  * A data migration that keeps the server busy for a few hundred milliseconds, so the read ahead
@@ -55,14 +45,8 @@ interface DeferredRun {
 async function deferred(target: EngineTarget, migrations: readonly string[], tail: number, urlQuery = ''): Promise<DeferredRun> {
   const db = await provision(target);
   try {
-    const files: Record<string, string> = {
-      'mtool.config.ts': `import { databaseConfig } from 'mtool';\ndatabaseConfig({ databaseName: 'app', default: true, databaseType: '${target.type}', databaseUrl: ${JSON.stringify(db.url + urlQuery)} });\n`,
-    };
-    migrations.forEach((sql, i) => (files[`migrations/app/app__${String(i + 1).padStart(4, '0')}_m${i + 1}.sql`] = `-- upgrade\n${sql}\n`));
-    const dir = await tempProject(files, 'mtool-deferred-tail-');
-    const config = await loadConfig({ cwd: dir, env: {} });
-    const entry = selectDatabases(config, {})[0]!;
-    lines.length = 0;
+    const { dir, config, entry } = await batchProject(target.type, db.url + urlQuery, migrations);
+    logs.clear();
     let error: unknown;
     try {
       await engine.migrate(entry, { root: dir, log: logger }, { deferSnapshots: true, hooks: snapshotHooks({ root: dir, databases: config.databases, log: logger, tailMigrations: tail }) });
@@ -73,7 +57,7 @@ async function deferred(target: EngineTarget, migrations: readonly string[], tai
     const conn = await dialect.connect({ databaseName: 'app', url: db.url, root: dir });
     const live = body(await dialect.introspect(conn, { exclude: trackingTables(entry) }).finally(() => conn.close()));
     const snap = await findLatestSnapshot(dir, 'app');
-    const logged = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    const logged = logs.logged();
     return {
       error,
       snapshot: snap ? body(snap) : undefined,

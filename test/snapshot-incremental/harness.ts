@@ -30,16 +30,18 @@ export interface Step {
 
 const lines: string[] = [];
 
-/** Capture mtool's JSON log lines for the enclosing file. */
-export function captureLogs(): void {
+/** Capture mtool's JSON log lines (DEBUG and up) for the enclosing file; the lines so far, as records. */
+export function captureLogs(): { logged: () => Record<string, unknown>[]; clear: () => void } {
   beforeEach(() => {
     lines.length = 0;
     configureLogging({ level: 'debug', json: true, sink: { write: (line) => void lines.push(line) } });
   });
   afterEach(() => configureLogging({ level: 'info', json: false, sink: undefined }));
+  return { logged: () => lines.map((l) => JSON.parse(l) as Record<string, unknown>), clear: () => void (lines.length = 0) };
 }
 
-const body = (ir: SchemaIR) => canonicalJson({ tables: ir.tables, enums: ir.enums, indexes: ir.indexes, constraints: ir.constraints });
+/** A schema as the snapshot files and the comparisons see it: canonical JSON of its objects. */
+export const body = (ir: Pick<SchemaIR, 'tables' | 'enums' | 'indexes' | 'constraints'>) => canonicalJson({ tables: ir.tables, enums: ir.enums, indexes: ir.indexes, constraints: ir.constraints });
 
 export interface BatchRun {
   /** One per migration that ran to its end (got its after-migration hook), in order. */
@@ -56,6 +58,23 @@ export interface BatchRun {
 export const BUILT_SNAPSHOT_WORKER = new URL('../../dist/main/snapshot/snapshot-worker.js', import.meta.url);
 
 /**
+ * A project with database `app` at `url` and `migrations` (upgrade SQL of each, in order) as
+ * `app__0001_m1.sql` ...; `prepare` runs on its folder before the config is loaded.
+ */
+export async function batchProject(type: string, url: string, migrations: readonly string[], prepare?: (dir: string) => Promise<void>) {
+  const files: Record<string, string> = {
+    'mtool.config.ts': `import { databaseConfig } from 'mtool';\ndatabaseConfig({ databaseName: 'app', default: true, databaseType: '${type}', databaseUrl: ${JSON.stringify(url)} });\n`,
+  };
+  migrations.forEach((sql, i) => {
+    files[`migrations/app/app__${String(i + 1).padStart(4, '0')}_m${i + 1}.sql`] = `-- upgrade\n${sql}\n`;
+  });
+  const dir = await tempProject(files, 'mtool-snapshot-incremental-');
+  await prepare?.(dir);
+  const config = await loadConfig({ cwd: dir, env: {} });
+  return { dir, config, entry: selectDatabases(config, {})[0]! };
+}
+
+/**
  * Apply `migrations` (upgrade SQL of each, in order) as `app__0001_m1.sql` ... to the database at
  * `url`, recording the live schema after every migration (unless `check: false`).
  */
@@ -65,16 +84,7 @@ export async function runBatch(
   migrations: readonly string[],
   options: { check?: boolean; prepare?: (dir: string) => Promise<void>; hook?: Pick<SnapshotHookOptions, 'threadMinTables' | 'threadWorkerUrl'> } = {},
 ): Promise<BatchRun> {
-  const files: Record<string, string> = {
-    'mtool.config.ts': `import { databaseConfig } from 'mtool';\ndatabaseConfig({ databaseName: 'app', default: true, databaseType: '${type}', databaseUrl: ${JSON.stringify(url)} });\n`,
-  };
-  migrations.forEach((sql, i) => {
-    files[`migrations/app/app__${String(i + 1).padStart(4, '0')}_m${i + 1}.sql`] = `-- upgrade\n${sql}\n`;
-  });
-  const dir = await tempProject(files, 'mtool-snapshot-incremental-');
-  await options.prepare?.(dir);
-  const config = await loadConfig({ cwd: dir, env: {} });
-  const entry = selectDatabases(config, {})[0]!;
+  const { dir, config, entry } = await batchProject(type, url, migrations, options.prepare);
   const inner = snapshotHooks({ root: dir, databases: config.databases, log: logger, threadMinTables: Number.POSITIVE_INFINITY, ...options.hook });
   const ran: { id: string; filename: string; live: string }[] = [];
   const hooks: EngineHooks = {
