@@ -11,7 +11,9 @@
  * of each run (user + system of the mtool process and its children, from this process's
  * /proc/self/stat, 10 ms steps) is reported as well: on a loaded machine it moves less than wall time.
  *
- *   node bench/export-models.mjs [warmRuns=5] [--json]
+ *   node bench/export-models.mjs [warmRuns=5] [--json] [--keep-env]
+ * mtool runs in the environment of bench/lib/env.mjs (no NODE_OPTIONS, no NODE_EXTRA_CA_CERTS
+ * unless --keep-env).
  * Exit 0 on PASS, 1 on FAIL, 2 when dist/ is missing (run `npm run build`).
  */
 import { spawnSync } from 'node:child_process';
@@ -20,11 +22,13 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { measuredEnv } from './lib/env.mjs';
 
 const TARGET_MS = 1000;
 const TABLES = 1000;
 const warmRuns = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 5);
 const json = process.argv.includes('--json');
+const env = measuredEnv(process.argv.includes('--keep-env'));
 const bin = fileURLToPath(new URL('../dist/cli/bin.js', import.meta.url));
 if (!existsSync(bin)) {
   process.stderr.write(`bench/export-models: ${bin} not found; run npm run build first\n`);
@@ -73,7 +77,7 @@ function childrenCpuMs() {
 function timeOnce(dir) {
   const cpuBefore = childrenCpuMs();
   const start = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, [bin, 'export-models'], { cwd: dir, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+  const r = spawnSync(process.execPath, [bin, 'export-models'], { cwd: dir, encoding: 'utf8', env });
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
   const cpuAfter = childrenCpuMs();
   if (r.status !== 0) throw new Error(`export-models exited ${r.status}: ${r.stderr}`);

@@ -17,6 +17,12 @@
 // then runs under bash (its `times`), which adds a few ms of bash start-up to its wall time; the
 // no-op and status runs, whose CPU time is not shown, run as without --cpu.
 //
+// --keep-env: measure the commands in this shell's environment as it is. By default every
+// measured command runs without NODE_EXTRA_CA_CERTS (bench/lib/env.mjs): this project's machines
+// set it to the system's certificate bundle, which every Node process then parses before any of
+// its code runs (~45 ms), a cost of the machine that pulls each Node tool's ratio to a Go binary
+// or to another Node tool toward 1. The footer gives `node -e 0` both ways.
+//
 // --profile: after the measured runs, one more mtool apply on a fresh database and one no-op run,
 // under `node --cpu-prof`, and the top costs of each (profiles kept in bench/.work/profiles).
 //
@@ -37,6 +43,7 @@ import { cpus, hostname, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchOptions } from './lib/args.mjs';
+import { envNote, measuredEnv } from './lib/env.mjs';
 import { postgresql, mariadb, sqlite } from './peers/engines.mjs';
 import { median, runChecked } from './peers/run-timed.mjs';
 import { summarize, printEngine } from './peers/report.mjs';
@@ -53,7 +60,7 @@ const workDir = join(benchDir, '.work');
 
 const USAGE = `usage: node bench/migrate-peers.mjs [--engines postgresql,mariadb,sqlite]
     [--tools floor,floor-tracked,dbmate,node-pg-migrate,knex,mtool,mtool-defer]
-    [--count 1000] [--reps 9] [--apply-reps 3] [--runs 1] [--timeout 120] [--keep] [--profile] [--cpu]
+    [--count 1000] [--reps 9] [--apply-reps 3] [--runs 1] [--timeout 120] [--keep] [--profile] [--cpu] [--keep-env]
 (what each option does: the comment at the top of bench/migrate-peers.mjs and bench/README.md)`;
 
 const opts = benchOptions('migrate-peers', USAGE, {
@@ -67,7 +74,10 @@ const opts = benchOptions('migrate-peers', USAGE, {
     keep: { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
     cpu: { type: 'boolean', default: false },
+    'keep-env': { type: 'boolean', default: false },
 });
+/** Every measured command's environment (bench/lib/env.mjs: without NODE_EXTRA_CA_CERTS unless --keep-env). */
+const env = measuredEnv(opts['keep-env']);
 const count = Number(opts.count);
 const reps = Number(opts.reps);
 const applyReps = Number(opts['apply-reps']);
@@ -138,7 +148,7 @@ async function measureEngine(engine, engineTools, run = 1) {
         state.tool.reset?.({ dir: state.dir });
         await engine.settle();
         const syncsBefore = await engine.syncs?.();
-        const applied = await runChecked(state.commands.apply, `${state.tool.name} apply`, timeoutMs, { cpu: opts.cpu });
+        const applied = await runChecked(state.commands.apply, `${state.tool.name} apply`, timeoutMs, { cpu: opts.cpu, env });
         const syncsAfter = await engine.syncs?.();
         await verify(state, 'after apply');
         state.row.applyMs.push(applied.ms);
@@ -154,7 +164,7 @@ async function measureEngine(engine, engineTools, run = 1) {
         const command = state.commands?.[kind];
         if (!command) continue;
         await attempt(state, kind, async () => {
-          state.row[`${kind}Ms`].push((await runChecked(command, `${state.tool.name} ${kind}`, timeoutMs)).ms);
+          state.row[`${kind}Ms`].push((await runChecked(command, `${state.tool.name} ${kind}`, timeoutMs, { env })).ms);
         });
       }
     }
@@ -187,7 +197,7 @@ async function profileMtool(engine, state) {
   state.db = await engine.create(state.dbName);
   state.tool.reset?.({ dir: state.dir });
   for (const [name, command] of [['apply', state.commands.apply], ['noop', state.commands.noop]]) {
-    const run = await runChecked(profiled(command, name), `${state.tool.name} ${name} (profiled)`, timeoutMs);
+    const run = await runChecked(profiled(command, name), `${state.tool.name} ${name} (profiled)`, timeoutMs, { env });
     profileLines.push(`\n${engine.label}: ${state.tool.name} ${name} under --cpu-prof took ${run.ms.toFixed(0)} ms wall`);
     profileLines.push(...formatProfile(join(dir, `${name}.cpuprofile`), 12));
   }
@@ -196,10 +206,16 @@ async function profileMtool(engine, state) {
 const profileLines = [];
 const started = Date.now();
 const startLoad = loadavg().map((l) => l.toFixed(1)).join(' ');
-// What every Node tool's wall time starts with on this machine (NODE_EXTRA_CA_CERTS alone can add
-// ~40 ms): the part of a no-op neither mtool nor knex can change, which pulls their ratio toward 1.
-const nodeStartMs = [];
-for (let i = 0; i < 9; i++) nodeStartMs.push((await runChecked({ cmd: process.execPath, args: ['-e', '0'], cwd: benchDir }, 'node -e 0', timeoutMs)).ms);
+// What every Node tool's wall time starts with on this machine, in the measured commands'
+// environment and in the bench's own (bench/lib/env.mjs): the part of a no-op neither mtool nor
+// knex can change, which pulls their ratio toward 1.
+const nodeStart = async (environment) => {
+  const ms = [];
+  for (let i = 0; i < 9; i++) ms.push((await runChecked({ cmd: process.execPath, args: ['-e', '0'], cwd: benchDir }, 'node -e 0', timeoutMs, { env: environment })).ms);
+  return median(ms);
+};
+const nodeStartMs = await nodeStart(env);
+const nodeStartShellMs = await nodeStart(process.env);
 const runResults = [];
 const targetLines = [];
 for (let run = 1; run <= runs; run++) {
@@ -230,12 +246,13 @@ if (runs === 1) {
 const seconds = ((Date.now() - started) / 1000).toFixed(0);
 const load = loadavg().map((l) => l.toFixed(1)).join(' ');
 print(`\n${new Date().toISOString()} on ${hostname()}, ${cpus().length} cores, Node ${process.version}; bench took ${seconds} s; load average at start ${startLoad}, at end ${load}`);
-print(`node -e 0 (every Node tool's start-up, in each no-op above): median ${median(nodeStartMs).toFixed(1)} ms${process.env.NODE_EXTRA_CA_CERTS ? ', with NODE_EXTRA_CA_CERTS set' : ''}`);
+print(`node -e 0 (every Node tool's start-up, in each no-op above): median ${nodeStartMs.toFixed(1)} ms; in this shell's environment ${nodeStartShellMs.toFixed(1)} ms`);
+print(envNote(opts['keep-env']));
 
 mkdirSync(join(benchDir, 'results'), { recursive: true });
 const resultFile = join(benchDir, 'results', `migrate-peers-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
 const results = runResults.length === 1 ? runResults[0] : runResults;
-writeFileSync(resultFile, JSON.stringify({ count, reps, applyReps, runs, cores: cpus().length, node: process.version, results }, null, 2));
+writeFileSync(resultFile, JSON.stringify({ count, reps, applyReps, runs, cores: cpus().length, node: process.version, keepEnv: opts['keep-env'], nodeStartMs, nodeStartShellMs, results }, null, 2));
 log(`results written to ${resultFile}`);
 const anyError = runResults.some((r) => Object.values(r).some((engine) => Object.values(engine).some((row) => row.error)));
 process.exitCode = anyError || targetLines.some((line) => !line.ok) ? 1 : 0;

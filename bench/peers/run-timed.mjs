@@ -16,8 +16,9 @@ const TIMES_LINE = /(?:^|\n)(\d+)m([\d.]+)s (\d+)m([\d.]+)s\n?$/;
  * @typedef {{ cmd: string, args: string[], cwd: string, env?: Record<string,string>, stdinFile?: string }} Command
  * @param {Command} command
  * @param {number} [timeoutMs] kill the child (SIGKILL; with `cpu`, its whole process group) after this long
- * @param {{ cpu?: boolean }} [options] `cpu`: also measure the CPU time (user + system) of the
- *   command and its children, in `cpuMs`
+ * @param {{ cpu?: boolean, env?: Record<string, string | undefined> }} [options] `cpu`: also measure the CPU time (user + system) of the
+ *   command and its children, in `cpuMs`; `env`: the environment the command's own `env` adds to
+ *   (default: the bench's; see bench/lib/env.mjs)
  * @returns {Promise<{ ms: number, cpuMs?: number, code: number|null, stdout: string, stderr: string, timedOut: boolean }>}
  */
 export function runTimed(command, timeoutMs, options = {}) {
@@ -27,7 +28,7 @@ export function runTimed(command, timeoutMs, options = {}) {
     const start = process.hrtime.bigint();
     const child = spawn(cmd, args, {
       cwd: command.cwd,
-      env: { ...process.env, ...command.env },
+      env: { ...(options.env ?? process.env), ...command.env },
       stdio: [stdin, 'pipe', 'pipe'],
       // Under bash, a timeout must kill the command too, not only bash: give them a group of their own.
       detached: options.cpu === true,
