@@ -129,6 +129,56 @@ describe('SQLite group commit', () => {
     expect(Number((await queryOnce(sqlite, file, 'SELECT count(*) AS n FROM child'))[0]!.n)).toBe(0);
   });
 
+  it("runs each migration's statements, savepoints and tracking row through the driver's exec, not query", async () => {
+    const entry = testEntry(root, 'app', 'sqlite', 'sqlite:///exec.db');
+    await put('app__0001_a.sql', migration(['CREATE TABLE a (id integer)', 'INSERT INTO a VALUES (1)', 'SELECT * FROM a']));
+    await put('app__0002_b.sql', migration(['CREATE TABLE b (id integer)']));
+    const files = await loadMigrations(entry.migrationsDir, { database: 'app', dialect: 'sqlite' });
+    ensureParsed(files);
+    const calls: string[] = [];
+    await withSession(entry, root, logger, async (session) => {
+      await session.store.ensureTables();
+      const conn = session.conn;
+      expect(conn.exec).toBeTypeOf('function');
+      const noted = {
+        ...conn,
+        query: (sql: string) => (calls.push(`query ${sql}`), conn.query(sql)),
+        exec: (sql: string) => (calls.push(`exec ${sql}`), conn.exec!(sql)),
+        begin: () => (calls.push('begin'), conn.begin()),
+        commit: () => (calls.push('commit'), conn.commit()),
+      };
+      const exec = new Executor(noted, session.dialect, session.store, session.log, 'app', {
+        perf: false,
+        verbose: false,
+        signal: undefined,
+        appliedBy: 'test@host',
+        groupWindowMs: 60_000,
+        onCommit: async () => undefined,
+      });
+      for (const file of files) await exec.apply(file);
+      await exec.finish();
+    });
+    expect(calls.filter((c) => c.startsWith('query'))).toEqual([]);
+    expect(calls.map((c) => c.replace(/^(exec INSERT INTO "_mtool_migrations").*/, '$1'))).toEqual([
+      'begin',
+      'exec SAVEPOINT mtool_migration',
+      'exec CREATE TABLE a (id integer)',
+      'exec INSERT INTO a VALUES (1)',
+      'exec SELECT * FROM a',
+      'exec INSERT INTO "_mtool_migrations"',
+      'exec RELEASE SAVEPOINT mtool_migration',
+      'exec SAVEPOINT mtool_migration',
+      'exec CREATE TABLE b (id integer)',
+      'exec INSERT INTO "_mtool_migrations"',
+      'exec RELEASE SAVEPOINT mtool_migration',
+      'commit',
+    ]);
+    const file = `sqlite:///${join(root, 'exec.db')}`;
+    expect(await queryOnce(sqlite, file, 'SELECT id FROM a')).toEqual([{ id: 1 }]);
+    const rows = await queryOnce(sqlite, file, 'SELECT filename FROM _mtool_migrations ORDER BY filename');
+    expect(rows.map((r) => r.filename)).toEqual(['app__0001_a.sql', 'app__0002_b.sql']);
+  });
+
   it('commits once the group has been open for the window, and again at finish()', async () => {
     const entry = testEntry(root, 'app', 'sqlite', 'sqlite:///window.db');
     for (const v of ['0001', '0002', '0003']) await put(`app__${v}_t${v}.sql`, migration([`CREATE TABLE t${v} (id integer)`]));

@@ -110,6 +110,15 @@ class SqliteConnection implements Connection {
     }
   }
 
+  async exec(sql: string): Promise<void> {
+    const db = this.#open();
+    try {
+      db.exec(sql);
+    } catch (e) {
+      throw wrapDriverError('MTOOL_DATABASE', this.#ctx, e);
+    }
+  }
+
   async queryArrays(sql: string): Promise<unknown[][]> {
     const db = this.#open();
     try {
@@ -126,15 +135,15 @@ class SqliteConnection implements Connection {
   }
 
   async begin(): Promise<void> {
-    await this.query('BEGIN');
+    await this.exec('BEGIN');
   }
 
   async commit(): Promise<void> {
-    await this.query('COMMIT');
+    await this.exec('COMMIT');
   }
 
   async rollback(): Promise<void> {
-    await this.query('ROLLBACK');
+    await this.exec('ROLLBACK');
   }
 
   async serverVersion(): Promise<string> {

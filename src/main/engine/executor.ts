@@ -346,7 +346,7 @@ export class Executor {
         await this.#conn.begin();
         this.#group = { startedAt: started, members: [] };
       }
-      await this.#conn.query(`SAVEPOINT ${SAVEPOINT}`);
+      await this.#exec(`SAVEPOINT ${SAVEPOINT}`);
     }
     // Where the driver can, the migration's BEGIN travels with its first statement and its
     // tracking row and COMMIT with its last: one round trip for a one-statement migration.
@@ -399,8 +399,8 @@ export class Executor {
           await yieldToEventLoop();
           this.#checkAbort();
         }
-        await this.#conn.query(tracking.sql);
-        if (inSavepoint) await this.#conn.query(`RELEASE SAVEPOINT ${SAVEPOINT}`);
+        await this.#exec(tracking.sql);
+        if (inSavepoint) await this.#exec(`RELEASE SAVEPOINT ${SAVEPOINT}`);
         else if (useTransaction) await this.#conn.commit();
       }
       const done = `${direction === 'rollback' ? 'rolled back' : 'applied'} ${file.filename} in ${formatMs(durationMs)}`;
@@ -457,7 +457,7 @@ export class Executor {
    */
   async #abandonSavepoint(file: MigrationFile): Promise<boolean> {
     try {
-      await this.#conn.query(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`);
+      await this.#exec(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`);
     } catch (rollbackError) {
       this.#log.warn(`${file.filename}: ROLLBACK TO SAVEPOINT failed after an error; rolling back the migrations grouped with it`, { error: rollbackError });
       const lost = this.#group?.members ?? [];
@@ -502,12 +502,18 @@ export class Executor {
     if (group.members.length > 0) await this.#options.onCommit?.(group.members.map(({ file, record }) => ({ file, record })));
   }
 
+  /** Run one statement for its effect, rows dropped: the driver's cheaper call where it has one ({@link Connection.exec}). */
+  async #exec(sql: string): Promise<void> {
+    if (this.#conn.exec) await this.#conn.exec(sql);
+    else await this.#conn.query(sql);
+  }
+
   /** Run one statement, with what travels with it where the driver combines them ({@link StatementStep}). */
   async #execute(file: MigrationFile, statement: SqlStatement, step?: StatementStep): Promise<void> {
     const started = this.#options.perf ? performance.now() : 0;
     await this.#cancellable(async () => {
       if (step) await this.#conn.send!(step);
-      else await this.#conn.query(statement.text);
+      else await this.#exec(statement.text);
     });
     if (this.#options.perf) {
       this.#log.info(`perf ${formatMs(performance.now() - started)} ${file.filename}:${statement.line} ${statementPreview(statement.text)}`);

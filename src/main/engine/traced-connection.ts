@@ -28,6 +28,7 @@ export function tracedConnection(conn: Connection, log: Logger): Connection {
     begin: () => run('BEGIN', () => conn.begin()),
     commit: () => run('COMMIT', () => conn.commit()),
     rollback: () => run('ROLLBACK', () => conn.rollback()),
+    ...(conn.exec ? { exec: (sql: string) => run(sql, () => conn.exec!(sql)) } : {}),
     ...(conn.queryArrays ? { queryArrays: (sql: string) => run(sql, () => conn.queryArrays!(sql)) } : {}),
     serverVersion: () => conn.serverVersion(),
     ...(conn.cancel ? { cancel: () => conn.cancel!() } : {}),
