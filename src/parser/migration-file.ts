@@ -3,6 +3,7 @@ import type { SplitDialect } from '../dialects/types.js';
 import { MtoolError } from '../errors.js';
 import { classifyMigrationName, type MigrationKind } from './migration-name.js';
 import { type SqlStatement, splitStatements } from './split-statements.js';
+import { unendedTransaction } from './transaction-control.js';
 
 /**
  * Parse one migration file: name class, `-- upgrade` / `-- rollback` sections, `-- mtool: <word>`
@@ -70,7 +71,8 @@ export function checksumOf(content: string | Buffer): string {
 /**
  * @throws MtoolError `MTOOL_MIGRATION_FILE` naming the file and line: bad file name, no `-- upgrade`
  *   section, a section given twice, SQL before the first section, unknown directive, rollback
- *   statements in a file marked irreversible; `MTOOL_SQL_SYNTAX` from the splitter.
+ *   statements in a file marked irreversible, a section that begins a transaction it never ends;
+ *   `MTOOL_SQL_SYNTAX` from the splitter.
  * @example parseMigrationFile({ filename: 'app__0001_init.sql', path, content, database: 'app', dialect: 'postgresql' })
  */
 export function parseMigrationFile(input: MigrationFileInput): MigrationFile {
@@ -153,6 +155,17 @@ export function parseMigrationFile(input: MigrationFileInput): MigrationFile {
   const upgrade = split(upgradeSection);
   const rollbackSection = sections.get('rollback');
   const rollback = rollbackSection ? split(rollbackSection) : undefined;
+  // A file may begin and end transactions itself (it then runs outside one of mtool's), but
+  // never leave one open: its tracking row, the next migration and the lock's release would run
+  // inside it, and be rolled back with it when the session closes.
+  const unended = (section: Section, statements: readonly SqlStatement[]): void => {
+    const open = unendedTransaction(statements);
+    if (open) {
+      throw fail(open.line, `'${open.text}' begins a transaction that the '-- ${section}' section never ends; end it with COMMIT (or remove it: a migration's statements run in a transaction of their own where the database allows)`);
+    }
+  };
+  unended('upgrade', upgrade);
+  if (rollback) unended('rollback', rollback);
   const irreversible = directives.includes('irreversible');
   if (irreversible && rollback && rollback.length > 0) {
     throw fail(

@@ -261,6 +261,72 @@ export async function conformanceSuite(target: EngineTarget): Promise<void> {
         expect(await tableExistsAt(target, fresh.url, 't1')).toBe(false);
       });
     });
+
+    describe.skipIf(!getDialect(target.type).capabilities.transactions)('a file that begins and ends transactions itself', () => {
+      let own: ProvisionedDatabase;
+      let scripts: TestProject;
+      const begin = target.type === 'postgresql' || target.type === 'sqlite' ? 'BEGIN' : 'START TRANSACTION';
+      beforeAll(async () => {
+        own = await provision(target);
+        scripts = await TestProject.create([{ name: 'app', type: target.type, url: own.url }]);
+      });
+      afterAll(async () => {
+        await scripts?.dispose();
+        await own?.drop();
+      });
+
+      it('runs as written, outside a transaction of mtool\'s, and is recorded (SQLite refused its BEGIN before)', async () => {
+        await scripts.write('app__0001_own.sql', migration([target.createTable('o1'), begin, "INSERT INTO o1 (id, name) VALUES (1, 'a')", 'COMMIT'], [begin, 'DELETE FROM o1', 'COMMIT', 'DROP TABLE o1']));
+        const result = await scripts.run(['migrate']);
+        expect(result.code, explain(result)).toBe(0);
+        expect(result.stderr).toMatch(/app__0001_own\.sql: runs outside a transaction of mtool's: the file begins and ends transactions itself \('(BEGIN|START TRANSACTION)', line 3\)/);
+        expect(result.stdout).toMatch(/applied\s+0001\s+app__0001_own\.sql.*\(outside a transaction\)/);
+        expect(await rowCount(target, own.url, 'o1')).toBe(1);
+        const status = await scripts.json(['status']);
+        expect(status.data.databases.app).toMatchObject({ current_version: '0001', applied_migrations: 1, lock_active: false });
+      });
+
+      it('a failure inside its transaction rolls that transaction back, releases the lock and records nothing', async () => {
+        await scripts.write('app__0002_fails.sql', migration([target.createTable('o2'), begin, "INSERT INTO o1 (id, name) VALUES (2, 'b')", 'SELECT * FROM no_such_table_xyz', 'COMMIT'], ['DROP TABLE o2']));
+        try {
+          const result = await scripts.run(['migrate']);
+          expect(result.code, explain(result)).toBe(1);
+          expect(result.stderr).toContain('app__0002_fails.sql:5:');
+          // The statement before its BEGIN ran on its own and stays; the INSERT went with the transaction.
+          expect(result.stderr).toMatch(/already ran: line 2: CREATE TABLE o2/);
+          if (transactional) expect(result.stderr).toMatch(/the statements from line 3 on ran in the transaction the file had begun there and were rolled back with it/);
+          expect(result.stderr).not.toMatch(/rolled back as a whole/);
+          expect(await tableExistsAt(target, own.url, 'o2')).toBe(true);
+          expect(await rowCount(target, own.url, 'o1')).toBe(1);
+          const status = await scripts.json(['status']);
+          expect(status.data.databases.app).toMatchObject({ current_version: '0001', applied_migrations: 1, lock_active: false });
+        } finally {
+          await scripts.remove('app__0002_fails.sql');
+        }
+      });
+
+      it('a section that begins a transaction it never ends is refused before anything runs (exit 2)', async () => {
+        await scripts.write('app__0002_open.sql', migration([target.createTable('o3'), begin, "INSERT INTO o1 (id, name) VALUES (3, 'c')"], ['DROP TABLE o3']));
+        try {
+          const result = await scripts.run(['migrate']);
+          expect(result.code, explain(result)).toBe(2);
+          expect(result.stderr).toMatch(/app__0002_open\.sql:3: '(BEGIN|START TRANSACTION)' begins a transaction that the '-- upgrade' section never ends; end it with COMMIT/);
+          expect(await tableExistsAt(target, own.url, 'o3')).toBe(false);
+          expect(await rowCount(target, own.url, 'o1')).toBe(1);
+        } finally {
+          await scripts.remove('app__0002_open.sql');
+        }
+      });
+
+      it('its rollback section may do the same', async () => {
+        const result = await scripts.run(['rollback']);
+        expect(result.code, explain(result)).toBe(0);
+        expect(result.stderr).toMatch(/app__0001_own\.sql: rollback runs outside a transaction of mtool's: the file begins and ends transactions itself/);
+        expect(await tableExistsAt(target, own.url, 'o1')).toBe(false);
+        const status = await scripts.json(['status']);
+        expect(status.data.databases.app).toMatchObject({ applied_migrations: 0, lock_active: false });
+      });
+    });
   });
 }
 

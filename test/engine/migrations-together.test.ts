@@ -166,13 +166,19 @@ for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type ===
       expect(result.outcomes.map((o) => o.filename)).toEqual(['app__0003_again.sql']);
     });
 
-    it('records a file that begins and commits a transaction of its own in the middle of a message', async () => {
+    it('records a file that begins and commits a transaction of its own, sent alone between messages, as written', async () => {
       await put('app__0001_a.sql', migration(['CREATE TABLE a (id integer)']));
       await put('app__0002_own.sql', migration(['CREATE TABLE own_t (id integer)', 'BEGIN', 'INSERT INTO own_t VALUES (1)', 'COMMIT', 'CREATE TABLE after_own (id integer)']));
       await put('app__0003_c.sql', migration(['CREATE TABLE c (id integer)']));
-      const { messages, error } = await applyAll();
+      const { messages, outcomes, error } = await applyAll();
       expect(error).toBeUndefined();
-      expect(messages).toEqual(['all 3']);
+      // Outside a transaction of mtool's, each statement on its own (its BEGIN and COMMIT as the file has them).
+      expect(messages).toEqual(['all 1', 'one', 'one', 'one', 'one', 'one', 'all 1']);
+      expect(outcomes.map((o) => [o.filename, o.outsideTransaction ?? false])).toEqual([
+        ['app__0001_a.sql', false],
+        ['app__0002_own.sql', true],
+        ['app__0003_c.sql', false],
+      ]);
       expect(await recorded()).toEqual(['app__0001_a.sql', 'app__0002_own.sql', 'app__0003_c.sql']);
       const rows = await queryOnce(target, app.url, "SELECT execution_ms FROM _mtool_migrations WHERE filename = 'app__0002_own.sql'");
       expect(Number(rows[0]!.execution_ms)).toBeGreaterThanOrEqual(0);

@@ -94,6 +94,18 @@ describe('parseMigrationFile', () => {
     expect(error.message).toMatch(/app__0001_init\.sql:5: .*irreversible/);
   });
 
+  it('rejects a section that begins a transaction it never ends, at the line of its BEGIN', () => {
+    const upgrade = errorOf(() => parse('-- upgrade\nBEGIN;\nCREATE TABLE t (id int);\nCOMMIT;\nBEGIN ISOLATION LEVEL SERIALIZABLE;\nINSERT INTO t VALUES (1);\n'));
+    expect(upgrade).toMatchObject({ code: 'MTOOL_MIGRATION_FILE', exitCode: 2 });
+    expect(upgrade.message).toMatch(/app__0001_init\.sql:5: 'BEGIN ISOLATION LEVEL SERIALIZABLE' begins a transaction that the '-- upgrade' section never ends; end it with COMMIT/);
+    const rollback = errorOf(() => parse('-- upgrade\nCREATE TABLE t (id int);\n-- rollback\nSTART TRANSACTION;\nDROP TABLE t;\n'));
+    expect(rollback.message).toMatch(/app__0001_init\.sql:4: 'START TRANSACTION' begins .*'-- rollback' section never ends/);
+    // Ended by COMMIT, END or ROLLBACK, a BEGIN is the file's own business; a body's BEGIN is no transaction.
+    for (const ok of ['BEGIN;\nSELECT 1;\nCOMMIT;', 'begin transaction;\nSELECT 1;\nend;', 'BEGIN;\nSELECT 1;\nROLLBACK;', "CREATE FUNCTION f() RETURNS int AS $$ BEGIN RETURN 1; END $$ LANGUAGE plpgsql;"]) {
+      expect(() => parse(`-- upgrade\n${ok}\n`), ok).not.toThrow();
+    }
+  });
+
   it('passes splitter errors through with file and line', () => {
     const error = errorOf(() => parse("-- upgrade\nSELECT 1;\nSELECT 'open;\n"));
     expect(error).toMatchObject({ code: 'MTOOL_SQL_SYNTAX' });

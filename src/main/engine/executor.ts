@@ -4,6 +4,7 @@ import { failedPart, failedStep } from '../../dialects/step-part.js';
 import type { Connection, Dialect, ServerVersion, StatementStep } from '../../dialects/types.js';
 import { MtoolError } from '../../errors.js';
 import type { MigrationFile, SqlStatement } from '../../parser/migration-file.js';
+import { firstTransactionControl, unendedTransaction } from '../../parser/transaction-control.js';
 import type { Logger } from '../log.js';
 import { MigrationFailedError, statementPreview, type ExecutedStatement } from './migration-error.js';
 import { messageSteps, ranBeforeFailure } from './message-steps.js';
@@ -43,6 +44,8 @@ interface TransactionMode {
   useTransaction: boolean;
   outside: boolean;
   warning?: string;
+  /** The file begins and ends transactions itself: after a failure, end the one it may have left open. */
+  ownTransactions?: boolean;
 }
 
 /** A migration applied inside the open group: enough to report it, or to apply it again alone. */
@@ -160,7 +163,8 @@ export class Executor {
       }
       const statements = file.upgrade;
       const mode = await this.#transactionMode(file, statements, 'upgrade');
-      if (statements.length > 0 && mode.useTransaction === inTransaction) {
+      // A file with transactions of its own goes alone: after a failure inside one, that one is rolled back.
+      if (statements.length > 0 && mode.useTransaction === inTransaction && !mode.ownTransactions) {
         batch.push(file);
         modes.push(mode);
         for (let i = 0; i < statements.length; i++) bytes += statements[i]!.text.length;
@@ -241,6 +245,21 @@ export class Executor {
       return true;
     } catch (rollbackError) {
       this.#log.warn(`${file.filename}: ROLLBACK failed after an error`, { error: rollbackError });
+      return false;
+    }
+  }
+
+  /**
+   * After a file that controls its own transactions failed: roll back the one it may have left
+   * open (its statements after its last COMMIT), so that nothing mtool runs next (the lock's
+   * release) lands inside it. Where none is open the database says so, which is not an error here.
+   */
+  async #endOpenTransaction(file: MigrationFile): Promise<boolean> {
+    try {
+      await this.#conn.rollback();
+      return true;
+    } catch (error) {
+      this.#log.debug(`${file.filename}: ROLLBACK after the failure: ${error instanceof Error ? error.message : String(error)}`);
       return false;
     }
   }
@@ -327,7 +346,7 @@ export class Executor {
     mode?: TransactionMode,
   ): Promise<{ durationMs: number; outside: boolean }> {
     const caps = this.#dialect.capabilities;
-    const { useTransaction, outside, warning } = mode ?? (await this.#transactionMode(file, statements, direction));
+    const { useTransaction, outside, warning, ownTransactions } = mode ?? (await this.#transactionMode(file, statements, direction));
     if (warning) this.#log.warn(warning);
     const inSavepoint = useTransaction && grouped && caps.transactionalDdl && caps.savepoints;
     if (!inSavepoint) await this.#commitGroup();
@@ -419,6 +438,14 @@ export class Executor {
         rolledBack = await this.#abandonSavepoint(file);
       } else if (useTransaction && begun) {
         rolledBack = (await this.#rollbackAfter(file)) && caps.transactionalDdl;
+      } else if (ownTransactions) {
+        // What ran since the file's last unended BEGIN goes with that transaction, where DDL is
+        // transactional; the rest of what ran stays.
+        const open = unendedTransaction(executed);
+        if ((await this.#endOpenTransaction(file)) && open && caps.transactionalDdl) {
+          const undone = executed.splice(executed.indexOf(open));
+          throw this.#failure(file, direction, error, current, executed, false, false, undone);
+        }
       }
       throw this.#failure(file, direction, error, current, executed, rolledBack, useTransaction);
     }
@@ -437,8 +464,19 @@ export class Executor {
    */
   async #transactionMode(file: MigrationFile, statements: readonly SqlStatement[], direction: Direction): Promise<TransactionMode> {
     const caps = this.#dialect.capabilities;
+    if (!caps.transactions) return { useTransaction: false, outside: false };
+    // A script with its own BEGIN ... COMMIT runs as written: inside one of mtool's transactions
+    // SQLite refuses its BEGIN, and PostgreSQL's COMMIT would commit mtool's transaction halfway
+    // through the file, which a failure after it could then no longer roll back.
+    const own = firstTransactionControl(statements);
+    if (own) {
+      const warning =
+        `${file.filename}: ${direction === 'rollback' ? 'rollback runs' : 'runs'} outside a transaction of mtool's: the file begins and ends transactions itself ` +
+        `('${own.text}', line ${own.line}); if a statement fails, the transaction it is in is rolled back and what the file committed before it stays applied`;
+      return { useTransaction: false, outside: true, warning, ownTransactions: true };
+    }
     // Without transactional DDL, a file starting with DDL would end its own transaction at once.
-    if (!caps.transactions || (!caps.transactionalDdl && beginsWithImplicitCommit(statements))) return { useTransaction: false, outside: false };
+    if (!caps.transactionalDdl && beginsWithImplicitCommit(statements)) return { useTransaction: false, outside: false };
     const why = caps.transactionalDdl
       ? await noTransactionReason(file, statements, caps, () => (this.#serverVersion ??= this.#conn.serverVersion().then((raw) => this.#dialect.parseServerVersion(raw))))
       : file.directives.includes('no-transaction')
@@ -528,23 +566,26 @@ export class Executor {
     executed: readonly ExecutedStatement[],
     rolledBack: boolean,
     inTransaction: boolean,
+    /** Statements that ran in the transaction the file itself had begun, rolled back with it. */
+    undone: readonly ExecutedStatement[] = [],
   ): MigrationFailedError {
     const what = direction === 'rollback' ? `the rollback of ${file.filename}` : `migration ${file.filename}`;
     const cause = error instanceof Error ? error.message : String(error);
     const line = statement?.line ?? 0;
     const head = statement ? `${file.filename}:${statement.line}: ${cause}` : `${file.filename}: ${cause}`;
+    const undoneNote = undone.length === 0 ? '' : `the statements from line ${undone[0]!.line} on ran in the transaction the file had begun there and were rolled back with it`;
     let tail: string;
     if (rolledBack) {
       tail = `${what} was rolled back as a whole: none of its statements remain and it was not ${direction === 'rollback' ? 'unrecorded' : 'recorded'}.`;
     } else if (executed.length === 0) {
-      tail = `no statement of ${what} had run; the tracking table is unchanged.`;
+      tail = undone.length === 0 ? `no statement of ${what} had run; the tracking table is unchanged.` : `none of the statements of ${what} remain: ${undoneNote}; the tracking table is unchanged.`;
     } else {
       const why = inTransaction
         ? `${this.#dialect.type} commits DDL statements at once, so their effects may remain`
         : 'they ran outside a transaction, so their effects remain';
       const list = executed.map((s) => `line ${s.line}: ${statementPreview(s.text, 60)}`).join('; ');
       tail =
-        `statements of ${what} that already ran: ${list}. ${why}: inspect the database manually and repair it before running the command again. ` +
+        `statements of ${what} that already ran: ${list}. ${why}${undone.length === 0 ? '' : ` (${undoneNote})`}: inspect the database manually and repair it before running the command again. ` +
         `The tracking table is unchanged.`;
     }
     return new MigrationFailedError(`${head} — ${tail}`, { file: file.filename, line, rolledBack, executed: rolledBack ? [] : executed, database: this.#database, cause: error });
