@@ -136,6 +136,14 @@ export interface Connection {
    * process while a statement runs; ClickHouse).
    */
   cancel?(): Promise<void>;
+  /**
+   * The statement that puts this session's schema back where it was when the session opened
+   * (PostgreSQL: its search_path; MySQL and MariaDB: its current database), run after a
+   * migration that switched it ({@link Dialect.switchesSchema}), so that the migration's tracking
+   * row, the migrations after it, the snapshot and the lock's release all find mtool's tables
+   * where they are. Absent where the session has no such state or nothing to go back to.
+   */
+  readonly schemaReset?: string;
   /** Server version string, e.g. `15.19`, `10.11.19-MariaDB`, `18.16.1`. */
   serverVersion(): Promise<string>;
   close(): Promise<void>;
@@ -269,6 +277,11 @@ export interface Dialect {
   connect(options: ConnectOptions): Promise<Connection>;
   /** Split what {@link Connection.serverVersion} returned into numbers (0 for missing parts). */
   parseServerVersion(raw: string): ServerVersion;
+  /**
+   * Whether a migration statement switches the session's schema for the statements after it
+   * (`SET search_path`, `USE db`): see {@link Connection.schemaReset}. Absent: none can.
+   */
+  switchesSchema?(text: string): boolean;
   /**
    * Release what the dialect shares between connections (PostgreSQL's pools, the chdb engine
    * slot). Connections must be closed first. Safe to call when nothing was opened.

@@ -5,7 +5,7 @@ import { MigrationLock } from '../../src/main/engine/migration-lock.js';
 import { TrackingStore } from '../../src/main/engine/tracking-store.js';
 import { connectTo } from '../support/databases.js';
 import { TestProject, explain, migration } from './support/project.js';
-import { provision, rowCount, tableExistsAt, targetReachable, type EngineTarget, type ProvisionedDatabase } from './support/targets.js';
+import { provision, queryOnce, rowCount, tableExistsAt, targetReachable, type EngineTarget, type ProvisionedDatabase } from './support/targets.js';
 
 /**
  * The engine's conformance suite: the same scenarios, end to end through the built `mtool`
@@ -259,6 +259,65 @@ export async function conformanceSuite(target: EngineTarget): Promise<void> {
         expect(rest.code, explain(rest)).toBe(0);
         expect(await tableExistsAt(target, fresh.url, 't3')).toBe(true);
         expect(await tableExistsAt(target, fresh.url, 't1')).toBe(false);
+      });
+    });
+
+    describe.skipIf(getDialect(target.type).switchesSchema === undefined)('a migration that switches the session\'s schema (SET search_path, USE)', () => {
+      let home: ProvisionedDatabase;
+      let elsewhere: ProvisionedDatabase | undefined;
+      let project: TestProject;
+      /** What switches the session, and the schema or database it switches to. */
+      let switchTo: string;
+      beforeAll(async () => {
+        home = await provision(target);
+        project = await TestProject.create([{ name: 'app', type: target.type, url: home.url }]);
+        if (target.type === 'postgresql') {
+          switchTo = 'SET search_path TO elsewhere';
+          await queryOnce(target, home.url, 'CREATE SCHEMA elsewhere');
+        } else {
+          elsewhere = await provision(target);
+          switchTo = `USE ${new URL(elsewhere.url).pathname.slice(1)}`;
+        }
+      });
+      afterAll(async () => {
+        await project?.dispose();
+        await home?.drop();
+        await elsewhere?.drop();
+      });
+      const inElsewhere = (table: string) => (elsewhere ? tableExistsAt(target, elsewhere.url, table) : queryOnce(target, home.url, `SELECT 1 FROM information_schema.tables WHERE table_schema = 'elsewhere' AND table_name = '${table}'`).then((r) => r.length === 1));
+
+      it('is recorded, and the migrations after it run where the session started', async () => {
+        await project.write('app__0001_switch.sql', migration([switchTo, target.createTable('w1')], [switchTo, 'DROP TABLE w1']));
+        await project.write('app__0002_after.sql', migration([target.createTable('w2')], ['DROP TABLE w2']));
+        const result = await project.run(['migrate']);
+        expect(result.code, explain(result)).toBe(0);
+        expect(await inElsewhere('w1')).toBe(true);
+        expect(await tableExistsAt(target, home.url, 'w1')).toBe(false);
+        expect(await tableExistsAt(target, home.url, 'w2')).toBe(true);
+        expect(await inElsewhere('w2')).toBe(false);
+        const status = await project.json(['status']);
+        expect(status.data.databases.app).toMatchObject({ current_version: '0002', applied_migrations: 2, lock_active: false });
+      });
+
+      it('a failure after the switch still releases the lock', async () => {
+        await project.write('app__0003_fails.sql', migration([switchTo, 'SELECT * FROM no_such_table_xyz'], ['SELECT 1']));
+        try {
+          const result = await project.run(['migrate']);
+          expect(result.code, explain(result)).toBe(1);
+          expect(result.stderr).toContain('app__0003_fails.sql:3:');
+          expect(result.stderr).not.toMatch(/could not release the migration lock/);
+          const status = await project.json(['status']);
+          expect(status.data.databases.app).toMatchObject({ current_version: '0002', applied_migrations: 2, lock_active: false });
+        } finally {
+          await project.remove('app__0003_fails.sql');
+        }
+      });
+
+      it('rolls back where each rollback section says', async () => {
+        const result = await project.run(['rollback', '--count', '2']);
+        expect(result.code, explain(result)).toBe(0);
+        expect(await inElsewhere('w1')).toBe(false);
+        expect(await tableExistsAt(target, home.url, 'w2')).toBe(false);
       });
     });
 

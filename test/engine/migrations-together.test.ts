@@ -73,6 +73,7 @@ for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type ===
           sendAll: (steps, onRecorded) => note(`all ${steps.filter((s) => s.record).length}`, () => conn.sendAll!(steps, onRecorded)),
           serverVersion: () => conn.serverVersion(),
           close: () => conn.close(),
+          ...(conn.schemaReset !== undefined ? { schemaReset: conn.schemaReset } : {}),
         };
         const exec = new Executor(noting, session.dialect, session.store, session.log, 'app', {
           perf: options.perf ?? false,
@@ -182,6 +183,18 @@ for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type ===
       expect(await recorded()).toEqual(['app__0001_a.sql', 'app__0002_own.sql', 'app__0003_c.sql']);
       const rows = await queryOnce(target, app.url, "SELECT execution_ms FROM _mtool_migrations WHERE filename = 'app__0002_own.sql'");
       expect(Number(rows[0]!.execution_ms)).toBeGreaterThanOrEqual(0);
+    });
+
+    it('sends a file that switches the session\'s schema alone, and switches it back before its record and the files after it', async () => {
+      await put('app__0001_a.sql', migration(['CREATE TABLE a (id integer)']));
+      await put('app__0002_switch.sql', migration([transactionalDdl ? 'SET search_path TO pg_catalog' : 'USE information_schema', 'SELECT 1']));
+      await put('app__0003_c.sql', migration(['CREATE TABLE c (id integer)']));
+      const { messages, error } = await applyAll();
+      expect(error).toBeUndefined();
+      // Its two statements and the switch back, each on its own.
+      expect(messages).toEqual(['all 1', 'one', 'one', 'one', 'all 1']);
+      expect(await recorded()).toEqual(['app__0001_a.sql', 'app__0002_switch.sql', 'app__0003_c.sql']);
+      expect(await tableExistsAt(target, app.url, 'c')).toBe(true);
     });
 
     it('logs the warning of a file that runs outside a transaction right before it runs, after the message before it', async () => {

@@ -3,6 +3,9 @@ import type { Connection, ConnectOptions, Dialect, IntrospectOptions, TrackingSq
 import { mariadbFlavour, mysqlFlavour, type MysqlFlavour } from './flavour.js';
 import { mysqlQuoting } from './quoting.js';
 
+/** `USE db`: the statements after it (and a tracking row written unqualified) go to another database. */
+const SWITCHES_DATABASE = /^USE\b/i;
+
 /** Build the dialect of one flavour: the driver, quoting and splitter are the same for both. */
 export function createMysqlDialect(flavour: MysqlFlavour): Dialect {
   return {
@@ -15,6 +18,7 @@ export function createMysqlDialect(flavour: MysqlFlavour): Dialect {
       return connectMysql(options, flavour);
     },
     parseServerVersion: (raw) => flavour.parseServerVersion(raw),
+    switchesSchema: (text) => SWITCHES_DATABASE.test(text),
     // One connection is one mysql2 connection: nothing is shared.
     dispose: async () => undefined,
     async introspect(conn: Connection, options?: IntrospectOptions): Promise<SchemaIR> {

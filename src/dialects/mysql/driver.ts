@@ -9,6 +9,7 @@ import { inPart, markFailedPart } from '../step-part.js';
 import type { ConnectOptions, Connection, QueryResult, Row, StatementStep, StepPart } from '../types.js';
 import type { MysqlFlavour } from './flavour.js';
 import { MysqlError } from './mysql-error.js';
+import { mysqlQuoting } from './quoting.js';
 
 /** Whole milliseconds since the migration's first statement in the message began (`@mtool_started`, set before it by {@link MysqlConnection.send} and {@link MysqlConnection.sendAll}). */
 const ELAPSED_MS_SQL = '(TIMESTAMPDIFF(MICROSECOND, @mtool_started, NOW(6)) DIV 1000)';
@@ -65,7 +66,9 @@ export async function connectMysql(options: ConnectOptions, flavour: MysqlFlavou
     throw new MysqlError('MTOOL_CONNECTION', ctx, e, `check that ${flavour.type} is running at ${config.host}:${config.port} and that the URL's user, password and database are right`);
   }
   const reconnect = async (): Promise<Mysql2Connection> => (mysql.default ?? mysql).createConnection(config);
-  return new MysqlConnection(connection, flavour, ctx, reconnect);
+  // Back to the URL's database after a migration's `USE` (none in the URL: nothing to go back to).
+  const schemaReset = url.database ? `USE ${mysqlQuoting.ident(url.database)}` : undefined;
+  return new MysqlConnection(connection, flavour, ctx, reconnect, schemaReset);
 }
 
 async function sslOptions(url: ConnectionUrl, root: string, ctx: ErrorContext): Promise<SslOptions | undefined> {
@@ -97,7 +100,10 @@ class MysqlConnection implements Connection {
   /** A second session with the same settings (for {@link cancel}). */
   readonly #reconnect: () => Promise<Mysql2Connection>;
 
-  constructor(connection: Mysql2Connection, flavour: MysqlFlavour, ctx: ErrorContext, reconnect: () => Promise<Mysql2Connection>) {
+  readonly schemaReset: string | undefined;
+
+  constructor(connection: Mysql2Connection, flavour: MysqlFlavour, ctx: ErrorContext, reconnect: () => Promise<Mysql2Connection>, schemaReset: string | undefined) {
+    this.schemaReset = schemaReset;
     this.#connection = connection;
     this.#reconnect = reconnect;
     this.type = flavour.type;

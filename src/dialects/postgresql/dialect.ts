@@ -19,6 +19,12 @@ export const postgresCapabilities: Capabilities = {
   sequences: true,
 };
 
+/**
+ * Statements that change the session's search_path: SET [SESSION | LOCAL] search_path / SCHEMA,
+ * RESET search_path / ALL, DISCARD ALL, and set_config('search_path', ...) anywhere in a statement.
+ */
+const SWITCHES_SCHEMA = /^(?:SET\s+(?:(?:SESSION|LOCAL)\s+)?(?:search_path|SCHEMA)\b|RESET\s+(?:search_path|ALL)\b|DISCARD\s+ALL\b)|\bset_config\s*\(\s*'search_path'/i;
+
 /** The driver module, once a connection was asked for. */
 let driver: Promise<typeof import('./driver.js')> | undefined;
 
@@ -34,6 +40,7 @@ export const postgresDialect: Dialect = {
   },
   // `15.20 (Debian 15.20-0+deb12u1)`, `16beta1`.
   parseServerVersion: (raw: string): ServerVersion => parseVersionNumbers(raw, 'postgresql'),
+  switchesSchema: (text: string): boolean => SWITCHES_SCHEMA.test(text),
   async dispose(): Promise<void> {
     // No connection was ever made: there are no pools, and no reason to load the driver module.
     if (driver) await (await driver).endPostgresPools();

@@ -68,7 +68,9 @@ export async function connectPostgres(options: ConnectOptions): Promise<Connecti
   } catch (e) {
     throw new PostgresError('MTOOL_CONNECTION', ctx, e, connectHint(url));
   }
-  const connection = new PostgresConnection(pg, client, pooled, ctx);
+  // Back to the search_path set here, or to the session's own (the pool's DISCARD ALL restores it).
+  const schemaReset = options.pgSchema ? `SET search_path TO ${postgresQuoting.ident(options.pgSchema)}, public` : 'RESET search_path';
+  const connection = new PostgresConnection(pg, client, pooled, ctx, schemaReset);
   if (options.pgSchema) {
     try {
       await connection.query(`SET search_path TO ${postgresQuoting.ident(options.pgSchema)}, public`);
@@ -260,7 +262,10 @@ class PostgresConnection implements Connection {
     this.#broken = e;
   };
 
-  constructor(pg: PgModule, client: PoolClient, pooled: PoolEntry, ctx: ErrorContext) {
+  readonly schemaReset: string;
+
+  constructor(pg: PgModule, client: PoolClient, pooled: PoolEntry, ctx: ErrorContext, schemaReset: string) {
+    this.schemaReset = schemaReset;
     this.#pg = pg;
     this.#client = client;
     this.#pooled = pooled;

@@ -163,8 +163,10 @@ export class Executor {
       }
       const statements = file.upgrade;
       const mode = await this.#transactionMode(file, statements, 'upgrade');
-      // A file with transactions of its own goes alone: after a failure inside one, that one is rolled back.
-      if (statements.length > 0 && mode.useTransaction === inTransaction && !mode.ownTransactions) {
+      // A file with transactions of its own goes alone (after a failure inside one, that one is
+      // rolled back), and so does one that switches the session's schema (it is switched back
+      // before its tracking row).
+      if (statements.length > 0 && mode.useTransaction === inTransaction && !mode.ownTransactions && this.#schemaReset(statements) === undefined) {
         batch.push(file);
         modes.push(mode);
         for (let i = 0; i < statements.length; i++) bytes += statements[i]!.text.length;
@@ -246,6 +248,27 @@ export class Executor {
     } catch (rollbackError) {
       this.#log.warn(`${file.filename}: ROLLBACK failed after an error`, { error: rollbackError });
       return false;
+    }
+  }
+
+  /**
+   * The session's schema reset as a statement after the file's last one, when one of them
+   * switches the schema ({@link Dialect.switchesSchema}, {@link Connection.schemaReset}).
+   */
+  #schemaReset(statements: readonly SqlStatement[]): SqlStatement | undefined {
+    const sql = this.#conn.schemaReset;
+    const switches = this.#dialect.switchesSchema;
+    if (sql === undefined || switches === undefined || statements.length === 0 || !statements.some((s) => switches(s.text))) return undefined;
+    const last = statements[statements.length - 1]!;
+    return { text: sql, line: last.line, column: last.column, offset: last.endOffset, endOffset: last.endOffset };
+  }
+
+  /** After a failure: the session's schema back where it started (a failing reset is only logged). */
+  async #switchBack(file: MigrationFile, reset: SqlStatement): Promise<void> {
+    try {
+      await this.#exec(reset.text);
+    } catch (error) {
+      this.#log.warn(`${file.filename}: could not switch the session's schema back after the failure (${reset.text})`, { error });
     }
   }
 
@@ -338,7 +361,7 @@ export class Executor {
    */
   async #runUnit(
     file: MigrationFile,
-    statements: readonly SqlStatement[],
+    fileStatements: readonly SqlStatement[],
     direction: Direction,
     /** The tracking statement to run after the file's statements (and what to report once committed). */
     recordFor: (executionMs: number, executionMsSql?: string, appliedAtSql?: string) => { sql: string; member?: GroupMember },
@@ -346,7 +369,10 @@ export class Executor {
     mode?: TransactionMode,
   ): Promise<{ durationMs: number; outside: boolean }> {
     const caps = this.#dialect.capabilities;
-    const { useTransaction, outside, warning, ownTransactions } = mode ?? (await this.#transactionMode(file, statements, direction));
+    const { useTransaction, outside, warning, ownTransactions } = mode ?? (await this.#transactionMode(file, fileStatements, direction));
+    // A file that switches the session's schema switches it back as its last statement.
+    const reset = this.#schemaReset(fileStatements);
+    const statements = reset === undefined ? fileStatements : [...fileStatements, reset];
     if (warning) this.#log.warn(warning);
     const inSavepoint = useTransaction && grouped && caps.transactionalDdl && caps.savepoints;
     if (!inSavepoint) await this.#commitGroup();
@@ -444,9 +470,12 @@ export class Executor {
         const open = unendedTransaction(executed);
         if ((await this.#endOpenTransaction(file)) && open && caps.transactionalDdl) {
           const undone = executed.splice(executed.indexOf(open));
+          if (reset) await this.#switchBack(file, reset);
           throw this.#failure(file, direction, error, current, executed, false, false, undone);
         }
       }
+      // Before the lock's release, which looks for mtool's table where the session started.
+      if (reset) await this.#switchBack(file, reset);
       throw this.#failure(file, direction, error, current, executed, rolledBack, useTransaction);
     }
     if (!inSavepoint) {
