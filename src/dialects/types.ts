@@ -137,13 +137,14 @@ export interface Connection {
    */
   cancel?(): Promise<void>;
   /**
-   * The statement that puts this session's schema back where it was when the session opened
-   * (PostgreSQL: its search_path; MySQL and MariaDB: its current database), run after a
-   * migration that switched it ({@link Dialect.switchesSchema}), so that the migration's tracking
-   * row, the migrations after it, the snapshot and the lock's release all find mtool's tables
-   * where they are. Absent where the session has no such state or nothing to go back to.
+   * The statements that put this session back as it was when it opened, for each kind of
+   * switch a migration statement can make ({@link Dialect.sessionSwitch}): its schema
+   * (PostgreSQL: its search_path; MySQL and MariaDB: its current database) and its role
+   * (PostgreSQL). Run after a migration that switched it, so that the migration's tracking row,
+   * the migrations after it, the snapshot and the lock's release find mtool's tables where they
+   * are, with the rights the session started with. Absent: nothing to put back.
    */
-  readonly schemaReset?: string;
+  readonly sessionReset?: Readonly<Partial<Record<SessionSwitch, readonly string[]>>>;
   /** Server version string, e.g. `15.19`, `10.11.19-MariaDB`, `18.16.1`. */
   serverVersion(): Promise<string>;
   close(): Promise<void>;
@@ -268,6 +269,9 @@ export interface TrackingSql {
   readonly lockTransaction?: string;
 }
 
+/** What a statement can switch in a session: the schema its names resolve in, or the role it acts as. */
+export type SessionSwitch = 'schema' | 'role';
+
 export interface Dialect {
   readonly type: DatabaseType;
   readonly splitDialect: SplitDialect;
@@ -278,10 +282,11 @@ export interface Dialect {
   /** Split what {@link Connection.serverVersion} returned into numbers (0 for missing parts). */
   parseServerVersion(raw: string): ServerVersion;
   /**
-   * Whether a migration statement switches the session's schema for the statements after it
-   * (`SET search_path`, `USE db`): see {@link Connection.schemaReset}. Absent: none can.
+   * What a migration statement switches in the session for the statements after it: its schema
+   * (`SET search_path`, `USE db`) or its role (`SET ROLE`, `SET SESSION AUTHORIZATION`); see
+   * {@link Connection.sessionReset}. Absent: no statement can.
    */
-  switchesSchema?(text: string): boolean;
+  sessionSwitch?(text: string): SessionSwitch | undefined;
   /**
    * Release what the dialect shares between connections (PostgreSQL's pools, the chdb engine
    * slot). Connections must be closed first. Safe to call when nothing was opened.

@@ -262,7 +262,7 @@ export async function conformanceSuite(target: EngineTarget): Promise<void> {
       });
     });
 
-    describe.skipIf(getDialect(target.type).switchesSchema === undefined)('a migration that switches the session\'s schema (SET search_path, USE)', () => {
+    describe.skipIf(getDialect(target.type).sessionSwitch === undefined)('a migration that switches the session\'s schema (SET search_path, USE)', () => {
       let home: ProvisionedDatabase;
       let elsewhere: ProvisionedDatabase | undefined;
       let project: TestProject;
@@ -318,6 +318,30 @@ export async function conformanceSuite(target: EngineTarget): Promise<void> {
         expect(result.code, explain(result)).toBe(0);
         expect(await inElsewhere('w1')).toBe(false);
         expect(await tableExistsAt(target, home.url, 'w2')).toBe(false);
+      });
+
+      it.skipIf(target.type !== 'postgresql')('SET ROLE: the migration acts as that role, its record and the migrations after it as the session began', async () => {
+        const role = `mtool_owner_${Math.random().toString(36).slice(2, 10)}`;
+        await queryOnce(target, home.url, `CREATE ROLE ${role} NOLOGIN`);
+        try {
+          await queryOnce(target, home.url, `GRANT CREATE, USAGE ON SCHEMA public TO ${role}`);
+          await project.write('app__0003_owned.sql', migration([`SET ROLE ${role}`, target.createTable('owned')], [`SET ROLE ${role}`, 'DROP TABLE owned']));
+          await project.write('app__0004_plain.sql', migration([target.createTable('plain')], ['DROP TABLE plain']));
+          const result = await project.run(['migrate']);
+          expect(result.code, explain(result)).toBe(0);
+          const owners = await queryOnce(target, home.url, "SELECT tablename, tableowner FROM pg_tables WHERE tablename IN ('owned', 'plain') ORDER BY tablename");
+          expect(owners.map((r) => [r.tablename, r.tableowner === role])).toEqual([
+            ['owned', true],
+            ['plain', false],
+          ]);
+          const back = await project.run(['rollback', '--count', '2']);
+          expect(back.code, explain(back)).toBe(0);
+          expect(await tableExistsAt(target, home.url, 'owned')).toBe(false);
+        } finally {
+          await project.remove('app__0003_owned.sql').catch(() => undefined);
+          await project.remove('app__0004_plain.sql').catch(() => undefined);
+          await queryOnce(target, home.url, `DROP OWNED BY ${role}; DROP ROLE ${role}`);
+        }
       });
     });
 

@@ -73,7 +73,7 @@ for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type ===
           sendAll: (steps, onRecorded) => note(`all ${steps.filter((s) => s.record).length}`, () => conn.sendAll!(steps, onRecorded)),
           serverVersion: () => conn.serverVersion(),
           close: () => conn.close(),
-          ...(conn.schemaReset !== undefined ? { schemaReset: conn.schemaReset } : {}),
+          ...(conn.sessionReset !== undefined ? { sessionReset: conn.sessionReset } : {}),
         };
         const exec = new Executor(noting, session.dialect, session.store, session.log, 'app', {
           perf: options.perf ?? false,

@@ -18,7 +18,7 @@ export function createMysqlDialect(flavour: MysqlFlavour): Dialect {
       return connectMysql(options, flavour);
     },
     parseServerVersion: (raw) => flavour.parseServerVersion(raw),
-    switchesSchema: (text) => SWITCHES_DATABASE.test(text),
+    sessionSwitch: (text) => (SWITCHES_DATABASE.test(text) ? 'schema' : undefined),
     // One connection is one mysql2 connection: nothing is shared.
     dispose: async () => undefined,
     async introspect(conn: Connection, options?: IntrospectOptions): Promise<SchemaIR> {

@@ -67,8 +67,8 @@ export async function connectMysql(options: ConnectOptions, flavour: MysqlFlavou
   }
   const reconnect = async (): Promise<Mysql2Connection> => (mysql.default ?? mysql).createConnection(config);
   // Back to the URL's database after a migration's `USE` (none in the URL: nothing to go back to).
-  const schemaReset = url.database ? `USE ${mysqlQuoting.ident(url.database)}` : undefined;
-  return new MysqlConnection(connection, flavour, ctx, reconnect, schemaReset);
+  const sessionReset = url.database ? { schema: [`USE ${mysqlQuoting.ident(url.database)}`] } : undefined;
+  return new MysqlConnection(connection, flavour, ctx, reconnect, sessionReset);
 }
 
 async function sslOptions(url: ConnectionUrl, root: string, ctx: ErrorContext): Promise<SslOptions | undefined> {
@@ -100,10 +100,10 @@ class MysqlConnection implements Connection {
   /** A second session with the same settings (for {@link cancel}). */
   readonly #reconnect: () => Promise<Mysql2Connection>;
 
-  readonly schemaReset: string | undefined;
+  readonly sessionReset: Connection['sessionReset'];
 
-  constructor(connection: Mysql2Connection, flavour: MysqlFlavour, ctx: ErrorContext, reconnect: () => Promise<Mysql2Connection>, schemaReset: string | undefined) {
-    this.schemaReset = schemaReset;
+  constructor(connection: Mysql2Connection, flavour: MysqlFlavour, ctx: ErrorContext, reconnect: () => Promise<Mysql2Connection>, sessionReset: Connection['sessionReset']) {
+    this.sessionReset = sessionReset;
     this.#connection = connection;
     this.#reconnect = reconnect;
     this.type = flavour.type;

@@ -1,5 +1,5 @@
 import type { SchemaIR } from '../../schema/ir.js';
-import type { Capabilities, Connection, ConnectOptions, Dialect, IntrospectOptions, ServerVersion, TrackingSql } from '../types.js';
+import type { Capabilities, Connection, ConnectOptions, Dialect, IntrospectOptions, ServerVersion, SessionSwitch, TrackingSql } from '../types.js';
 import { parseVersionNumbers } from '../server-version.js';
 import { postgresQuoting } from './quoting.js';
 
@@ -24,6 +24,8 @@ export const postgresCapabilities: Capabilities = {
  * RESET search_path / ALL, DISCARD ALL, and set_config('search_path', ...) anywhere in a statement.
  */
 const SWITCHES_SCHEMA = /^(?:SET\s+(?:(?:SESSION|LOCAL)\s+)?(?:search_path|SCHEMA)\b|RESET\s+(?:search_path|ALL)\b|DISCARD\s+ALL\b)|\bset_config\s*\(\s*'search_path'/i;
+/** Statements that change the role the session acts as: SET [SESSION | LOCAL] ROLE, SET SESSION AUTHORIZATION, set_config('role', ...). */
+const SWITCHES_ROLE = /^SET\s+(?:(?:SESSION|LOCAL)\s+)?(?:ROLE|SESSION\s+AUTHORIZATION)\b|\bset_config\s*\(\s*'role'/i;
 
 /** The driver module, once a connection was asked for. */
 let driver: Promise<typeof import('./driver.js')> | undefined;
@@ -40,7 +42,7 @@ export const postgresDialect: Dialect = {
   },
   // `15.20 (Debian 15.20-0+deb12u1)`, `16beta1`.
   parseServerVersion: (raw: string): ServerVersion => parseVersionNumbers(raw, 'postgresql'),
-  switchesSchema: (text: string): boolean => SWITCHES_SCHEMA.test(text),
+  sessionSwitch: (text: string): SessionSwitch | undefined => (SWITCHES_SCHEMA.test(text) ? 'schema' : SWITCHES_ROLE.test(text) ? 'role' : undefined),
   async dispose(): Promise<void> {
     // No connection was ever made: there are no pools, and no reason to load the driver module.
     if (driver) await (await driver).endPostgresPools();

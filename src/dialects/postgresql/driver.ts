@@ -68,9 +68,13 @@ export async function connectPostgres(options: ConnectOptions): Promise<Connecti
   } catch (e) {
     throw new PostgresError('MTOOL_CONNECTION', ctx, e, connectHint(url));
   }
-  // Back to the search_path set here, or to the session's own (the pool's DISCARD ALL restores it).
-  const schemaReset = options.pgSchema ? `SET search_path TO ${postgresQuoting.ident(options.pgSchema)}, public` : 'RESET search_path';
-  const connection = new PostgresConnection(pg, client, pooled, ctx, schemaReset);
+  // Back to the search_path set here, or to the session's own (the pool's DISCARD ALL restores
+  // it); back to the user that logged in, acting as itself.
+  const sessionReset = {
+    schema: [options.pgSchema ? `SET search_path TO ${postgresQuoting.ident(options.pgSchema)}, public` : 'RESET search_path'],
+    role: ['RESET SESSION AUTHORIZATION', 'RESET ROLE'],
+  };
+  const connection = new PostgresConnection(pg, client, pooled, ctx, sessionReset);
   if (options.pgSchema) {
     try {
       await connection.query(`SET search_path TO ${postgresQuoting.ident(options.pgSchema)}, public`);
@@ -262,10 +266,10 @@ class PostgresConnection implements Connection {
     this.#broken = e;
   };
 
-  readonly schemaReset: string;
+  readonly sessionReset: Connection['sessionReset'];
 
-  constructor(pg: PgModule, client: PoolClient, pooled: PoolEntry, ctx: ErrorContext, schemaReset: string) {
-    this.schemaReset = schemaReset;
+  constructor(pg: PgModule, client: PoolClient, pooled: PoolEntry, ctx: ErrorContext, sessionReset: Connection['sessionReset']) {
+    this.sessionReset = sessionReset;
     this.#pg = pg;
     this.#client = client;
     this.#pooled = pooled;

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextImmediate } from 'node:timers/promises';
 import { failedPart, failedStep } from '../../dialects/step-part.js';
-import type { Connection, Dialect, ServerVersion, StatementStep } from '../../dialects/types.js';
+import type { Connection, Dialect, ServerVersion, SessionSwitch, StatementStep } from '../../dialects/types.js';
 import { MtoolError } from '../../errors.js';
 import type { MigrationFile, SqlStatement } from '../../parser/migration-file.js';
 import { firstTransactionControl, unendedTransaction } from '../../parser/transaction-control.js';
@@ -166,7 +166,7 @@ export class Executor {
       // A file with transactions of its own goes alone (after a failure inside one, that one is
       // rolled back), and so does one that switches the session's schema (it is switched back
       // before its tracking row).
-      if (statements.length > 0 && mode.useTransaction === inTransaction && !mode.ownTransactions && this.#schemaReset(statements) === undefined) {
+      if (statements.length > 0 && mode.useTransaction === inTransaction && !mode.ownTransactions && this.#sessionReset(statements).length === 0) {
         batch.push(file);
         modes.push(mode);
         for (let i = 0; i < statements.length; i++) bytes += statements[i]!.text.length;
@@ -252,23 +252,31 @@ export class Executor {
   }
 
   /**
-   * The session's schema reset as a statement after the file's last one, when one of them
-   * switches the schema ({@link Dialect.switchesSchema}, {@link Connection.schemaReset}).
+   * The statements that switch the session back, to run after the file's last one, for what its
+   * statements switch ({@link Dialect.sessionSwitch}, {@link Connection.sessionReset}); none for
+   * a file that switches nothing.
    */
-  #schemaReset(statements: readonly SqlStatement[]): SqlStatement | undefined {
-    const sql = this.#conn.schemaReset;
-    const switches = this.#dialect.switchesSchema;
-    if (sql === undefined || switches === undefined || statements.length === 0 || !statements.some((s) => switches(s.text))) return undefined;
+  #sessionReset(statements: readonly SqlStatement[]): SqlStatement[] {
+    const resets = this.#conn.sessionReset;
+    const kindOf = this.#dialect.sessionSwitch;
+    if (resets === undefined || kindOf === undefined || statements.length === 0) return [];
+    const kinds = new Set<SessionSwitch>();
+    for (let i = 0; i < statements.length; i++) {
+      const kind = kindOf(statements[i]!.text);
+      if (kind !== undefined) kinds.add(kind);
+    }
     const last = statements[statements.length - 1]!;
-    return { text: sql, line: last.line, column: last.column, offset: last.endOffset, endOffset: last.endOffset };
+    return [...kinds].flatMap((kind) => resets[kind] ?? []).map((text) => ({ text, line: last.line, column: last.column, offset: last.endOffset, endOffset: last.endOffset }));
   }
 
-  /** After a failure: the session's schema back where it started (a failing reset is only logged). */
-  async #switchBack(file: MigrationFile, reset: SqlStatement): Promise<void> {
-    try {
-      await this.#exec(reset.text);
-    } catch (error) {
-      this.#log.warn(`${file.filename}: could not switch the session's schema back after the failure (${reset.text})`, { error });
+  /** After a failure: the session switched back as it started (a reset that fails is only logged). */
+  async #switchBack(file: MigrationFile, reset: readonly SqlStatement[]): Promise<void> {
+    for (const statement of reset) {
+      try {
+        await this.#exec(statement.text);
+      } catch (error) {
+        this.#log.warn(`${file.filename}: could not switch the session back after the failure (${statement.text})`, { error });
+      }
     }
   }
 
@@ -370,9 +378,9 @@ export class Executor {
   ): Promise<{ durationMs: number; outside: boolean }> {
     const caps = this.#dialect.capabilities;
     const { useTransaction, outside, warning, ownTransactions } = mode ?? (await this.#transactionMode(file, fileStatements, direction));
-    // A file that switches the session's schema switches it back as its last statement.
-    const reset = this.#schemaReset(fileStatements);
-    const statements = reset === undefined ? fileStatements : [...fileStatements, reset];
+    // A file that switches the session's schema or role switches it back after its last statement.
+    const reset = this.#sessionReset(fileStatements);
+    const statements = reset.length === 0 ? fileStatements : [...fileStatements, ...reset];
     if (warning) this.#log.warn(warning);
     const inSavepoint = useTransaction && grouped && caps.transactionalDdl && caps.savepoints;
     if (!inSavepoint) await this.#commitGroup();
@@ -470,12 +478,12 @@ export class Executor {
         const open = unendedTransaction(executed);
         if ((await this.#endOpenTransaction(file)) && open && caps.transactionalDdl) {
           const undone = executed.splice(executed.indexOf(open));
-          if (reset) await this.#switchBack(file, reset);
+          await this.#switchBack(file, reset);
           throw this.#failure(file, direction, error, current, executed, false, false, undone);
         }
       }
       // Before the lock's release, which looks for mtool's table where the session started.
-      if (reset) await this.#switchBack(file, reset);
+      await this.#switchBack(file, reset);
       throw this.#failure(file, direction, error, current, executed, rolledBack, useTransaction);
     }
     if (!inSavepoint) {

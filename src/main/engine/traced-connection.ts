@@ -29,7 +29,7 @@ export function tracedConnection(conn: Connection, log: Logger): Connection {
     commit: () => run('COMMIT', () => conn.commit()),
     rollback: () => run('ROLLBACK', () => conn.rollback()),
     ...(conn.exec ? { exec: (sql: string) => run(sql, () => conn.exec!(sql)) } : {}),
-    ...(conn.schemaReset !== undefined ? { schemaReset: conn.schemaReset } : {}),
+    ...(conn.sessionReset !== undefined ? { sessionReset: conn.sessionReset } : {}),
     ...(conn.queryArrays ? { queryArrays: (sql: string) => run(sql, () => conn.queryArrays!(sql)) } : {}),
     serverVersion: () => conn.serverVersion(),
     ...(conn.cancel ? { cancel: () => conn.cancel!() } : {}),
