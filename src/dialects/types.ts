@@ -269,8 +269,11 @@ export interface TrackingSql {
   readonly lockTransaction?: string;
 }
 
-/** What a statement can switch in a session: the schema its names resolve in, or the role it acts as. */
-export type SessionSwitch = 'schema' | 'role';
+/**
+ * What a statement can switch in a session: the schema its names resolve in, the role it acts
+ * as, or (SQLite) whether it enforces foreign keys.
+ */
+export type SessionSwitch = 'schema' | 'role' | 'foreign-keys';
 
 export interface Dialect {
   readonly type: DatabaseType;
@@ -283,8 +286,9 @@ export interface Dialect {
   parseServerVersion(raw: string): ServerVersion;
   /**
    * What a migration statement switches in the session for the statements after it: its schema
-   * (`SET search_path`, `USE db`) or its role (`SET ROLE`, `SET SESSION AUTHORIZATION`); see
-   * {@link Connection.sessionReset}. Absent: no statement can.
+   * (`SET search_path`, `USE db`), its role (`SET ROLE`, `SET SESSION AUTHORIZATION`) or its
+   * foreign-key checks (`PRAGMA foreign_keys`); see {@link Connection.sessionReset}. Absent: no
+   * statement can.
    */
   sessionSwitch?(text: string): SessionSwitch | undefined;
   /**

@@ -129,6 +129,24 @@ describe('SQLite group commit', () => {
     expect(Number((await queryOnce(sqlite, file, 'SELECT count(*) AS n FROM child'))[0]!.n)).toBe(0);
   });
 
+  it("SQLite's table rebuild: PRAGMA foreign_keys = OFF takes effect (the file runs outside a transaction) and the checks are back on after it", async () => {
+    const entry = testEntry(root, 'app', 'sqlite', 'sqlite:///rebuild.db');
+    await put('app__0001_init.sql', migration(['CREATE TABLE parent (id integer primary key, name text)', 'CREATE TABLE child (id integer primary key, parent_id integer references parent(id))', "INSERT INTO parent VALUES (1, 'a')", 'INSERT INTO child VALUES (1, 1)']));
+    // As SQLite's ALTER TABLE procedure has it, without turning the checks back on at its end.
+    await put('app__0002_rebuild.sql', migration(['PRAGMA foreign_keys = OFF', "CREATE TABLE parent_new (id integer primary key, name text not null default '')", "INSERT INTO parent_new SELECT id, coalesce(name, '') FROM parent", 'DROP TABLE parent', 'ALTER TABLE parent_new RENAME TO parent']));
+    await put('app__0003_orphan.sql', migration(['INSERT INTO child VALUES (2, 99)']));
+    configureLogging({ level: 'info', json: true, sink });
+    const error = await engine.migrate(entry, { root, log: logger }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MigrationFailedError);
+    expect((error as MigrationFailedError).message).toMatch(/app__0003_orphan\.sql:\d+: .*FOREIGN KEY constraint failed/);
+    const warning = lines.map((l) => JSON.parse(l)).find((r) => r.level === 'WARNING');
+    expect(warning?.message).toMatch(/app__0002_rebuild\.sql: runs outside a transaction: PRAGMA foreign_keys does nothing inside a transaction/);
+    const file = `sqlite:///${join(root, 'rebuild.db')}`;
+    expect((await queryOnce(sqlite, file, 'SELECT filename FROM _mtool_migrations ORDER BY filename')).map((r) => r.filename)).toEqual(['app__0001_init.sql', 'app__0002_rebuild.sql']);
+    expect(await queryOnce(sqlite, file, 'SELECT id, parent_id FROM child')).toEqual([{ id: 1, parent_id: 1 }]);
+    expect(String((await queryOnce(sqlite, file, "SELECT sql FROM sqlite_schema WHERE name = 'parent'"))[0]!.sql)).toMatch(/name text not null default ''/);
+  });
+
   it("runs each migration's statements, savepoints and tracking row through the driver's exec, not query", async () => {
     const entry = testEntry(root, 'app', 'sqlite', 'sqlite:///exec.db');
     await put('app__0001_a.sql', migration(['CREATE TABLE a (id integer)', 'INSERT INTO a VALUES (1)', 'SELECT * FROM a']));

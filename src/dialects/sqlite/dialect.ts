@@ -19,6 +19,9 @@ export const sqliteCapabilities: Capabilities = {
   sequences: false,
 };
 
+/** `PRAGMA foreign_keys = ...`: the session's foreign-key checks, which connect turns on. */
+const SWITCHES_FOREIGN_KEYS = /^PRAGMA\s+(?:main\.)?foreign_keys\b/i;
+
 /** SQLite over `better-sqlite3` (imported on the first connect). */
 export const sqliteDialect: Dialect = {
   type: 'sqlite',
@@ -30,6 +33,7 @@ export const sqliteDialect: Dialect = {
     return connectSqlite(options);
   },
   parseServerVersion: (raw) => parseVersionNumbers(raw, 'sqlite'),
+  sessionSwitch: (text) => (SWITCHES_FOREIGN_KEYS.test(text) ? 'foreign-keys' : undefined),
   // Each connection owns its database handle: nothing is shared.
   dispose: async () => undefined,
   async introspect(conn: Connection, options?: IntrospectOptions): Promise<SchemaIR> {

@@ -84,6 +84,8 @@ export async function connectSqlite(options: ConnectOptions): Promise<Connection
 class SqliteConnection implements Connection {
   readonly type = 'sqlite' as const;
   readonly databaseName: string;
+  /** Foreign keys are checked again after a migration that turned them off (connect turns them on). */
+  readonly sessionReset = { 'foreign-keys': ['PRAGMA foreign_keys = ON'] } as const;
   #db: BetterSqlite3.Database | undefined;
   readonly #ctx: ErrorContext;
 

@@ -12,11 +12,23 @@ export interface NoTransactionReason {
 interface Rule {
   pattern: RegExp;
   what: string;
+  /** Why the file then runs outside a transaction; default: `<what> cannot run inside a transaction`. */
+  why?: string;
   applies(caps: Capabilities): boolean;
 }
 
-// Statements PostgreSQL (and SQLite, for VACUUM) refuse inside a transaction block.
+// Statements PostgreSQL (and SQLite, for VACUUM) refuse inside a transaction block, and SQLite
+// pragmas that do nothing inside one (foreign_keys: the table rebuild of SQLite's ALTER TABLE
+// procedure turns the checks off around it) or fail there (journal_mode = WAL).
 const RULES: readonly Rule[] = [
+  // PRAGMA is SQLite's alone: no other database parses these statements.
+  {
+    pattern: /^PRAGMA\s+(?:main\.)?foreign_keys\b/i,
+    what: 'PRAGMA foreign_keys',
+    why: 'PRAGMA foreign_keys does nothing inside a transaction (put the statements after it between BEGIN and COMMIT to keep them all or nothing)',
+    applies: () => true,
+  },
+  { pattern: /^PRAGMA\s+(?:main\.)?journal_mode\b/i, what: 'PRAGMA journal_mode', applies: () => true },
   { pattern: /^CREATE\s+(?:UNIQUE\s+)?INDEX\s+CONCURRENTLY\b/i, what: 'CREATE INDEX CONCURRENTLY', applies: (c) => c.concurrentIndexes },
   { pattern: /^DROP\s+INDEX\s+CONCURRENTLY\b/i, what: 'DROP INDEX CONCURRENTLY', applies: (c) => c.concurrentIndexes },
   { pattern: /^REINDEX\b[^;]*?\bCONCURRENTLY\b/i, what: 'REINDEX ... CONCURRENTLY', applies: (c) => c.concurrentIndexes },
@@ -45,7 +57,7 @@ export async function noTransactionReason(
   for (const statement of statements) {
     const text = statement.text;
     for (const rule of RULES) {
-      if (rule.applies(caps) && rule.pattern.test(text)) return { reason: `${rule.what} cannot run inside a transaction`, statement };
+      if (rule.applies(caps) && rule.pattern.test(text)) return { reason: rule.why ?? `${rule.what} cannot run inside a transaction`, statement };
     }
     if (caps.namedEnums && ALTER_TYPE_ADD_VALUE.test(text)) {
       const version = await serverVersion();
