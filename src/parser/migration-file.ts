@@ -3,6 +3,7 @@ import type { SplitDialect } from '../dialects/types.js';
 import { MtoolError } from '../errors.js';
 import { classifyMigrationName, type MigrationKind } from './migration-name.js';
 import { type SqlStatement, splitStatements } from './split-statements.js';
+import { withoutPsqlMetaCommands } from './psql-meta.js';
 import { unendedTransaction } from './transaction-control.js';
 
 /**
@@ -145,11 +146,15 @@ export function parseMigrationFile(input: MigrationFileInput): MigrationFile {
     const body = text.slice(start, end);
     const base = bomBytes + Buffer.byteLength(text.slice(0, start), 'utf8');
     // Offsets from the splitter count from the section start: make them count from the file start.
-    return splitStatements(body, { dialect, file: path, startLine: section.markerLine + 1 }).map((st) => ({
+    const statements = splitStatements(body, { dialect, file: path, startLine: section.markerLine + 1 }).map((st) => ({
       ...st,
       offset: st.offset + base,
       endOffset: st.endOffset + base,
     }));
+    return dialect === 'postgresql' ? withoutPsqlMetaCommands(statements, refusePsqlMeta) : statements;
+  };
+  const refusePsqlMeta = (line: number, command: string): never => {
+    throw fail(line, `'\\${command}' is a psql meta-command: psql runs it, the server cannot (mtool sends a migration's statements to the server); remove the line`);
   };
 
   const upgrade = split(upgradeSection);

@@ -163,3 +163,46 @@ describe('readMigrationDirectory', () => {
     await expect(readMigrationDirectory(path, { database: 'app', dialect: 'sqlite' })).rejects.toThrow(/schema\.sql: not a migration file name/);
   });
 });
+
+describe('psql meta-commands in a PostgreSQL migration', () => {
+  const dump = [
+    '-- upgrade',
+    '--',
+    '-- PostgreSQL database dump',
+    '--',
+    '',
+    '\\restrict k1MBD3jX8Ybsh3vVTDdXVUqLfXkICOx6dBIRcV1dAlcwJb2bXtiw3ThdyCa3A67',
+    '',
+    '-- Dumped from database version 15.20',
+    '/* a block /* nested */ comment */',
+    "SELECT pg_catalog.set_config('search_path', '', false);",
+    'CREATE TABLE public.t (id integer, note text DEFAULT \'é\');',
+    '',
+    '\\unrestrict k1MBD3jX8Ybsh3vVTDdXVUqLfXkICOx6dBIRcV1dAlcwJb2bXtiw3ThdyCa3A67',
+    '',
+    '-- rollback',
+    'DROP TABLE public.t;',
+    '',
+  ].join('\n');
+
+  it("drops pg_dump's \\restrict and \\unrestrict lines and keeps each statement's position on its first token", () => {
+    const file = parse(dump);
+    expect(file.upgrade.map((s) => [s.text, s.line, s.column])).toEqual([
+      ["SELECT pg_catalog.set_config('search_path', '', false)", 10, 1],
+      ["CREATE TABLE public.t (id integer, note text DEFAULT 'é')", 11, 1],
+    ]);
+    const bytes = Buffer.from(dump);
+    for (const st of file.upgrade) expect(bytes.subarray(st.offset, st.endOffset).toString()).toBe(st.text);
+  });
+
+  it('refuses any other meta-command at its line', () => {
+    const error = errorOf(() => parse('-- upgrade\nCREATE TABLE a (id int);\n\\connect other\nCREATE TABLE b (id int);\n'));
+    expect(error).toMatchObject({ code: 'MTOOL_MIGRATION_FILE', exitCode: 2 });
+    expect(error.message).toMatch(/app__0001_init\.sql:3: '\\connect' is a psql meta-command/);
+  });
+
+  it('leaves other dialects alone', () => {
+    const file = parseMigrationFile({ filename: 'app__0001_init.sql', path: 'x', content: '-- upgrade\nSELECT 1;\n', database: 'app', dialect: 'mysql' });
+    expect(file.upgrade.map((s) => s.text)).toEqual(['SELECT 1']);
+  });
+});
