@@ -8,6 +8,23 @@ export const LOCK_TABLE = 'mtool_lock';
 
 const KINDS: readonly MigrationKind[] = ['versioned', 'repeatable_always', 'repeatable_on_change'];
 
+/**
+ * A failure to create one of mtool's tables, saying so: on a database mtool has not used yet the
+ * driver's message alone ('permission denied for schema public') does not tell what was being
+ * created, or why.
+ */
+function creating(table: string, error: unknown): unknown {
+  if (!(error instanceof MtoolError)) return error;
+  return Object.assign(
+    new MtoolError(error.code, `${error.message} (creating mtool's table ${table}, which the first migrate of a database makes)`, { cause: error, database: error.database, exit: error.exitCode }),
+    {
+      hint:
+        'the user mtool connects as must be allowed to create tables where its unqualified names go (on PostgreSQL 15 and later only the owner may create in schema public: ' +
+        'GRANT CREATE ON SCHEMA public TO that user, or set pgSchema to a schema it may create in), or run the first migrate as a user that may',
+    },
+  );
+}
+
 /** The columns of a migration record, in the order {@link TrackingStore} writes their values. */
 const RECORD_COLUMNS = 'filename, version, checksum, type, description, applied_at, execution_ms, applied_by';
 
@@ -65,7 +82,7 @@ export class TrackingStore {
       try {
         await this.#conn.query(statement);
       } catch (error) {
-        if (!this.#sql.isAlreadyExists(error) || !(await this.#existing([table])).has(table)) throw error;
+        if (!this.#sql.isAlreadyExists(error) || !(await this.#existing([table])).has(table)) throw creating(table, error);
       }
     }
     (await this.#ownTables)?.add(table);
