@@ -271,9 +271,10 @@ export interface TrackingSql {
 
 /**
  * What a statement can switch in a session: the schema its names resolve in, the role it acts
- * as, or (SQLite) whether it enforces foreign keys.
+ * as, (SQLite) whether it enforces foreign keys, or (MySQL, MariaDB) whether each statement
+ * commits itself.
  */
-export type SessionSwitch = 'schema' | 'role' | 'foreign-keys';
+export type SessionSwitch = 'schema' | 'role' | 'foreign-keys' | 'autocommit';
 
 export interface Dialect {
   readonly type: DatabaseType;
@@ -286,9 +287,9 @@ export interface Dialect {
   parseServerVersion(raw: string): ServerVersion;
   /**
    * What a migration statement switches in the session for the statements after it: its schema
-   * (`SET search_path`, `USE db`), its role (`SET ROLE`, `SET SESSION AUTHORIZATION`) or its
-   * foreign-key checks (`PRAGMA foreign_keys`); see {@link Connection.sessionReset}. Absent: no
-   * statement can.
+   * (`SET search_path`, `USE db`), its role (`SET ROLE`, `SET SESSION AUTHORIZATION`), its
+   * foreign-key checks (`PRAGMA foreign_keys`) or its autocommit (`SET autocommit = 0`); see
+   * {@link Connection.sessionReset}. Absent: no statement can.
    */
   sessionSwitch?(text: string): SessionSwitch | undefined;
   /**

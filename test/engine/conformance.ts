@@ -320,6 +320,24 @@ export async function conformanceSuite(target: EngineTarget): Promise<void> {
         expect(await tableExistsAt(target, home.url, 'w2')).toBe(false);
       });
 
+      it.skipIf(target.type === 'postgresql')('SET autocommit = 0: what the migration did is committed with its record, and the lock is released', async () => {
+        await project.write('app__0003_no_autocommit.sql', migration([target.createTable('ac'), 'SET autocommit = 0', "INSERT INTO ac (id, name) VALUES (1, 'a')"], ['DROP TABLE ac']));
+        await project.write('app__0004_after.sql', migration(["INSERT INTO ac (id, name) VALUES (2, 'b')"], ['DELETE FROM ac WHERE id = 2']));
+        try {
+          const result = await project.run(['migrate']);
+          expect(result.code, explain(result)).toBe(0);
+          expect(await rowCount(target, home.url, 'ac')).toBe(2);
+          const status = await project.json(['status']);
+          // 0001 and 0002 again (the test before rolled them back), then these two.
+          expect(status.data.databases.app).toMatchObject({ current_version: '0004', applied_migrations: 4, lock_active: false });
+          const back = await project.run(['rollback', '--count', '4']);
+          expect(back.code, explain(back)).toBe(0);
+        } finally {
+          await project.remove('app__0003_no_autocommit.sql');
+          await project.remove('app__0004_after.sql');
+        }
+      });
+
       it.skipIf(target.type !== 'postgresql')('SET ROLE: the migration acts as that role, its record and the migrations after it as the session began', async () => {
         const role = `mtool_owner_${Math.random().toString(36).slice(2, 10)}`;
         await queryOnce(target, home.url, `CREATE ROLE ${role} NOLOGIN`);

@@ -5,6 +5,11 @@ import { mysqlQuoting } from './quoting.js';
 
 /** `USE db`: the statements after it (and a tracking row written unqualified) go to another database. */
 const SWITCHES_DATABASE = /^USE\b/i;
+/**
+ * `SET [SESSION] autocommit = 0` (also `@@autocommit`, or among other assignments): nothing after
+ * it commits until a COMMIT, the lock's release included, which the session's end then rolls back.
+ */
+const SWITCHES_AUTOCOMMIT = /^SET\b[\s\S]*?(?:^|[\s,.@])autocommit\s*(?:=|:=)/i;
 
 /** Build the dialect of one flavour: the driver, quoting and splitter are the same for both. */
 export function createMysqlDialect(flavour: MysqlFlavour): Dialect {
@@ -18,7 +23,7 @@ export function createMysqlDialect(flavour: MysqlFlavour): Dialect {
       return connectMysql(options, flavour);
     },
     parseServerVersion: (raw) => flavour.parseServerVersion(raw),
-    sessionSwitch: (text) => (SWITCHES_DATABASE.test(text) ? 'schema' : undefined),
+    sessionSwitch: (text) => (SWITCHES_DATABASE.test(text) ? 'schema' : SWITCHES_AUTOCOMMIT.test(text) ? 'autocommit' : undefined),
     // One connection is one mysql2 connection: nothing is shared.
     dispose: async () => undefined,
     async introspect(conn: Connection, options?: IntrospectOptions): Promise<SchemaIR> {

@@ -67,7 +67,9 @@ export async function connectMysql(options: ConnectOptions, flavour: MysqlFlavou
   }
   const reconnect = async (): Promise<Mysql2Connection> => (mysql.default ?? mysql).createConnection(config);
   // Back to the URL's database after a migration's `USE` (none in the URL: nothing to go back to).
-  const sessionReset = url.database ? { schema: [`USE ${mysqlQuoting.ident(url.database)}`] } : undefined;
+  // Autocommit back on (which commits what the file left open, as its record is about to say it
+  // ran); back to the URL's database after a migration's `USE` (none in the URL: nothing to go back to).
+  const sessionReset = { autocommit: ['SET autocommit = 1'], ...(url.database ? { schema: [`USE ${mysqlQuoting.ident(url.database)}`] } : {}) };
   return new MysqlConnection(connection, flavour, ctx, reconnect, sessionReset);
 }
 
