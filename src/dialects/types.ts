@@ -271,8 +271,9 @@ export interface TrackingSql {
 
 /**
  * What a statement can switch in a session: the schema its names resolve in, the role it acts
- * as, (SQLite) whether it enforces foreign keys, or (MySQL, MariaDB) whether each statement
- * commits itself.
+ * as, whether it enforces foreign keys (SQLite's PRAGMA foreign_keys, MySQL's
+ * foreign_key_checks, PostgreSQL's session_replication_role), or (MySQL, MariaDB) whether each
+ * statement commits itself.
  */
 export type SessionSwitch = 'schema' | 'role' | 'foreign-keys' | 'autocommit';
 

@@ -262,7 +262,7 @@ export async function conformanceSuite(target: EngineTarget): Promise<void> {
       });
     });
 
-    describe.skipIf(getDialect(target.type).sessionSwitch === undefined)('a migration that switches the session\'s schema (SET search_path, USE)', () => {
+    describe.skipIf(getDialect(target.type).sessionSwitch === undefined)('a migration that switches the session: its schema, role, autocommit or foreign-key checks', () => {
       let home: ProvisionedDatabase;
       let elsewhere: ProvisionedDatabase | undefined;
       let project: TestProject;
@@ -318,6 +318,30 @@ export async function conformanceSuite(target: EngineTarget): Promise<void> {
         expect(result.code, explain(result)).toBe(0);
         expect(await inElsewhere('w1')).toBe(false);
         expect(await tableExistsAt(target, home.url, 'w2')).toBe(false);
+      });
+
+      it('turning foreign-key checks off lasts for that migration only', async () => {
+        const off = target.type === 'postgresql' ? 'SET session_replication_role = replica' : 'SET foreign_key_checks = 0';
+        const parent = target.type === 'postgresql' ? 'CREATE TABLE fk_parent (id integer PRIMARY KEY)' : 'CREATE TABLE fk_parent (id integer PRIMARY KEY) ENGINE=InnoDB';
+        const child = 'CREATE TABLE fk_child (id integer PRIMARY KEY, parent_id integer REFERENCES fk_parent (id))';
+        const childMysql = 'CREATE TABLE fk_child (id integer PRIMARY KEY, parent_id integer, FOREIGN KEY (parent_id) REFERENCES fk_parent (id)) ENGINE=InnoDB';
+        await project.write('app__0003_fk.sql', migration([parent, target.type === 'postgresql' ? child : childMysql, off, 'INSERT INTO fk_child (id, parent_id) VALUES (1, 99)'], ['DROP TABLE fk_child', 'DROP TABLE fk_parent']));
+        await project.write('app__0004_orphan.sql', migration(['INSERT INTO fk_child (id, parent_id) VALUES (2, 98)'], ['DELETE FROM fk_child WHERE id = 2']));
+        try {
+          const result = await project.run(['migrate']);
+          expect(result.code, explain(result)).toBe(1);
+          expect(result.stderr).toContain('app__0004_orphan.sql:2:');
+          expect(result.stderr).toMatch(/foreign key/i);
+          expect(await rowCount(target, home.url, 'fk_child')).toBe(1);
+          const status = await project.json(['status']);
+          expect(status.data.databases.app).toMatchObject({ current_version: '0003', lock_active: false });
+          await project.remove('app__0004_orphan.sql');
+          const back = await project.run(['rollback', '--count', '3']);
+          expect(back.code, explain(back)).toBe(0);
+        } finally {
+          await project.remove('app__0003_fk.sql');
+          await project.remove('app__0004_orphan.sql').catch(() => undefined);
+        }
       });
 
       it.skipIf(target.type === 'postgresql')('SET autocommit = 0: what the migration did is committed with its record, and the lock is released', async () => {

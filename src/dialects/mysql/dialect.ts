@@ -10,6 +10,8 @@ const SWITCHES_DATABASE = /^USE\b/i;
  * it commits until a COMMIT, the lock's release included, which the session's end then rolls back.
  */
 const SWITCHES_AUTOCOMMIT = /^SET\b[\s\S]*?(?:^|[\s,.@])autocommit\s*(?:=|:=)/i;
+/** `SET foreign_key_checks = 0`: the migrations after it would not be checked either. */
+const SWITCHES_FOREIGN_KEYS = /^SET\b[\s\S]*?(?:^|[\s,.@])foreign_key_checks\s*(?:=|:=)/i;
 
 /** Build the dialect of one flavour: the driver, quoting and splitter are the same for both. */
 export function createMysqlDialect(flavour: MysqlFlavour): Dialect {
@@ -23,7 +25,7 @@ export function createMysqlDialect(flavour: MysqlFlavour): Dialect {
       return connectMysql(options, flavour);
     },
     parseServerVersion: (raw) => flavour.parseServerVersion(raw),
-    sessionSwitch: (text) => (SWITCHES_DATABASE.test(text) ? 'schema' : SWITCHES_AUTOCOMMIT.test(text) ? 'autocommit' : undefined),
+    sessionSwitch: (text) => (SWITCHES_DATABASE.test(text) ? 'schema' : SWITCHES_AUTOCOMMIT.test(text) ? 'autocommit' : SWITCHES_FOREIGN_KEYS.test(text) ? 'foreign-keys' : undefined),
     // One connection is one mysql2 connection: nothing is shared.
     dispose: async () => undefined,
     async introspect(conn: Connection, options?: IntrospectOptions): Promise<SchemaIR> {

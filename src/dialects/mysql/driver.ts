@@ -69,7 +69,12 @@ export async function connectMysql(options: ConnectOptions, flavour: MysqlFlavou
   // Back to the URL's database after a migration's `USE` (none in the URL: nothing to go back to).
   // Autocommit back on (which commits what the file left open, as its record is about to say it
   // ran); back to the URL's database after a migration's `USE` (none in the URL: nothing to go back to).
-  const sessionReset = { autocommit: ['SET autocommit = 1'], ...(url.database ? { schema: [`USE ${mysqlQuoting.ident(url.database)}`] } : {}) };
+  // Foreign keys checked again as the server's default says.
+  const sessionReset = {
+    autocommit: ['SET autocommit = 1'],
+    'foreign-keys': ['SET foreign_key_checks = DEFAULT'],
+    ...(url.database ? { schema: [`USE ${mysqlQuoting.ident(url.database)}`] } : {}),
+  };
   return new MysqlConnection(connection, flavour, ctx, reconnect, sessionReset);
 }
 

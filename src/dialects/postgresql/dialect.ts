@@ -24,6 +24,8 @@ export const postgresCapabilities: Capabilities = {
  * RESET search_path / ALL, DISCARD ALL, and set_config('search_path', ...) anywhere in a statement.
  */
 const SWITCHES_SCHEMA = /^(?:SET\s+(?:(?:SESSION|LOCAL)\s+)?(?:search_path|SCHEMA)\b|RESET\s+(?:search_path|ALL)\b|DISCARD\s+ALL\b)|\bset_config\s*\(\s*'search_path'/i;
+/** `SET session_replication_role = replica`: triggers, foreign keys included, stop firing for the migrations after it. */
+const SWITCHES_REPLICATION_ROLE = /^SET\s+(?:(?:SESSION|LOCAL)\s+)?session_replication_role\b|\bset_config\s*\(\s*'session_replication_role'/i;
 /** Statements that change the role the session acts as: SET [SESSION | LOCAL] ROLE, SET SESSION AUTHORIZATION, set_config('role', ...). */
 const SWITCHES_ROLE = /^SET\s+(?:(?:SESSION|LOCAL)\s+)?(?:ROLE|SESSION\s+AUTHORIZATION)\b|\bset_config\s*\(\s*'role'/i;
 
@@ -42,7 +44,8 @@ export const postgresDialect: Dialect = {
   },
   // `15.20 (Debian 15.20-0+deb12u1)`, `16beta1`.
   parseServerVersion: (raw: string): ServerVersion => parseVersionNumbers(raw, 'postgresql'),
-  sessionSwitch: (text: string): SessionSwitch | undefined => (SWITCHES_SCHEMA.test(text) ? 'schema' : SWITCHES_ROLE.test(text) ? 'role' : undefined),
+  sessionSwitch: (text: string): SessionSwitch | undefined =>
+    SWITCHES_SCHEMA.test(text) ? 'schema' : SWITCHES_ROLE.test(text) ? 'role' : SWITCHES_REPLICATION_ROLE.test(text) ? 'foreign-keys' : undefined,
   async dispose(): Promise<void> {
     // No connection was ever made: there are no pools, and no reason to load the driver module.
     if (driver) await (await driver).endPostgresPools();

@@ -73,6 +73,7 @@ export async function connectPostgres(options: ConnectOptions): Promise<Connecti
   const sessionReset = {
     schema: [options.pgSchema ? `SET search_path TO ${postgresQuoting.ident(options.pgSchema)}, public` : 'RESET search_path'],
     role: ['RESET SESSION AUTHORIZATION', 'RESET ROLE'],
+    'foreign-keys': ['RESET session_replication_role'],
   };
   const connection = new PostgresConnection(pg, client, pooled, ctx, sessionReset);
   if (options.pgSchema) {
