@@ -378,7 +378,7 @@ export class Executor {
   ): Promise<{ durationMs: number; outside: boolean }> {
     const caps = this.#dialect.capabilities;
     const { useTransaction, outside, warning, ownTransactions } = mode ?? (await this.#transactionMode(file, fileStatements, direction));
-    // A file that switches the session's schema or role switches it back after its last statement.
+    // A file that switches something in the session (its schema, role, ...) switches it back after its last statement.
     const reset = this.#sessionReset(fileStatements);
     const statements = reset.length === 0 ? fileStatements : [...fileStatements, ...reset];
     if (warning) this.#log.warn(warning);
@@ -389,6 +389,8 @@ export class Executor {
     else this.#log.debug(label);
 
     const executed: ExecutedStatement[] = [];
+    /** After a failure: what ran inside the file's own open transaction, rolled back with it. */
+    let undone: ExecutedStatement[] = [];
     let current: SqlStatement | undefined;
     let member: GroupMember | undefined;
     let result: { durationMs: number; outside: boolean };
@@ -476,15 +478,11 @@ export class Executor {
         // What ran since the file's last unended BEGIN goes with that transaction, where DDL is
         // transactional; the rest of what ran stays.
         const open = unendedTransaction(executed);
-        if ((await this.#endOpenTransaction(file)) && open && caps.transactionalDdl) {
-          const undone = executed.splice(executed.indexOf(open));
-          await this.#switchBack(file, reset);
-          throw this.#failure(file, direction, error, current, executed, false, false, undone);
-        }
+        if ((await this.#endOpenTransaction(file)) && open && caps.transactionalDdl) undone = executed.splice(executed.indexOf(open));
       }
       // Before the lock's release, which looks for mtool's table where the session started.
       await this.#switchBack(file, reset);
-      throw this.#failure(file, direction, error, current, executed, rolledBack, useTransaction);
+      throw this.#failure(file, direction, error, current, executed, rolledBack, useTransaction, undone);
     }
     if (!inSavepoint) {
       if (member) await this.#options.onCommit?.([{ file: member.file, record: member.record }]);
