@@ -70,9 +70,23 @@ export function checksumOf(content: string | Buffer): string {
 }
 
 /**
+ * `UTF-16LE` or `UTF-16BE` when the bytes are UTF-16 text (a byte-order mark, or ASCII with a
+ * zero byte beside each character), which decoded as UTF-8 would read as garbage.
+ */
+function utf16(bytes: Uint8Array): 'UTF-16LE' | 'UTF-16BE' | undefined {
+  if (bytes.length < 2) return undefined;
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'UTF-16LE';
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'UTF-16BE';
+  if (bytes.length >= 4 && bytes[0] !== 0 && bytes[1] === 0 && bytes[2] !== 0 && bytes[3] === 0) return 'UTF-16LE';
+  if (bytes.length >= 4 && bytes[0] === 0 && bytes[1] !== 0 && bytes[2] === 0 && bytes[3] !== 0) return 'UTF-16BE';
+  return undefined;
+}
+
+/**
  * @throws MtoolError `MTOOL_MIGRATION_FILE` naming the file and line: bad file name, no `-- upgrade`
  *   section, a section given twice, SQL before the first section, unknown directive, rollback
- *   statements in a file marked irreversible, a section that begins a transaction it never ends;
+ *   statements in a file marked irreversible, a section that begins a transaction it never ends,
+ *   a file in UTF-16;
  *   `MTOOL_SQL_SYNTAX` from the splitter.
  * @example parseMigrationFile({ filename: 'app__0001_init.sql', path, content, database: 'app', dialect: 'postgresql' })
  */
@@ -85,6 +99,12 @@ export function parseMigrationFile(input: MigrationFileInput): MigrationFile {
   const fail = (line: number, message: string): MtoolError =>
     new MtoolError('MTOOL_MIGRATION_FILE', `${path}:${line}: ${message}`, { database });
 
+  if (typeof input.content !== 'string') {
+    const encoding = utf16(input.content);
+    if (encoding) {
+      throw fail(1, `the file is ${encoding}, not UTF-8: save it as UTF-8 (Windows PowerShell 5's '>' and Out-File write UTF-16; use Out-File -Encoding utf8, or Set-Content)`);
+    }
+  }
   const raw = typeof input.content === 'string' ? input.content : input.content.toString('utf8');
   const bom = raw.startsWith('\uFEFF') ? 1 : 0;
   const text = raw.slice(bom);

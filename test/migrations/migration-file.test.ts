@@ -106,6 +106,22 @@ describe('parseMigrationFile', () => {
     }
   });
 
+  it('rejects a UTF-16 file (what Windows PowerShell 5 writes) with what to do, not as SQL before the first section', () => {
+    const text = '-- upgrade\r\nCREATE TABLE t (id int);\r\n';
+    const le = Buffer.from(text, 'utf16le');
+    const be = Buffer.from(le).swap16();
+    for (const [bytes, name] of [
+      [Buffer.concat([Buffer.from([0xff, 0xfe]), le]), 'UTF-16LE'],
+      [Buffer.concat([Buffer.from([0xfe, 0xff]), be]), 'UTF-16BE'],
+      [le, 'UTF-16LE'],
+    ] as const) {
+      const error = errorOf(() => parse(bytes));
+      expect(error).toMatchObject({ code: 'MTOOL_MIGRATION_FILE', exitCode: 2 });
+      expect(error.message).toMatch(new RegExp(`app__0001_init\\.sql:1: the file is ${name}, not UTF-8: save it as UTF-8`));
+    }
+    expect(parse(Buffer.from(`\uFEFF${text}`)).upgrade.map((s) => s.text)).toEqual(['CREATE TABLE t (id int)']);
+  });
+
   it('passes splitter errors through with file and line', () => {
     const error = errorOf(() => parse("-- upgrade\nSELECT 1;\nSELECT 'open;\n"));
     expect(error).toMatchObject({ code: 'MTOOL_SQL_SYNTAX' });
