@@ -47,11 +47,18 @@ function badName(filename: string, why: string, database: string): MtoolError {
  * Classify one file name of `migrations/<database>/`.
  * @returns the class, or `undefined` for files that are not migrations (not `.sql`, companions, dot-files).
  * @throws MtoolError `MTOOL_MIGRATION_FILE` for a `.sql` file that matches no accepted form, a version
- *   that is not four digits, or a `<db>__` prefix naming another database.
+ *   that is not four digits, a `<db>__` prefix naming another database, or a `.SQL` (any case but
+ *   lower) extension.
  * @example classifyMigrationName('app__0002_add_users.sql', 'app') // { kind: 'versioned', version: '0002', description: 'add_users' }
  */
 export function classifyMigrationName(filename: string, database: string): MigrationName | undefined {
-  if (filename.startsWith('.') || !filename.endsWith('.sql') || isMigrationCompanion(filename)) return undefined;
+  if (filename.startsWith('.')) return undefined;
+  if (!filename.endsWith('.sql')) {
+    // `.SQL` (what some Windows tools write) would be skipped without a word, and the migration never run.
+    if (/\.sql$/i.test(filename)) throw badName(filename, `the extension must be lower-case '.sql'; rename it to ${filename.slice(0, -4)}.sql`, database);
+    return undefined;
+  }
+  if (isMigrationCompanion(filename)) return undefined;
 
   const repeatable = filename.startsWith('R') ? REPEATABLE.exec(filename) : null;
   if (repeatable) {

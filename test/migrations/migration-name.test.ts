@@ -4,13 +4,16 @@ import { ACCEPTED_MIGRATION_NAMES, classifyMigrationName, isMigrationCompanion, 
 
 /** classifyMigrationName as first written (named groups), the reference for the faster one. */
 function reference(filename: string, database: string): MigrationName | undefined {
+  const forms = ACCEPTED_MIGRATION_NAMES.map((f) => f.replace('<database>', database)).join(', ');
+  if (!filename.startsWith('.') && !filename.endsWith('.sql') && filename.toLowerCase().endsWith('.sql')) {
+    throw new Error(`${filename}: the extension must be lower-case '.sql'; rename it to ${filename.slice(0, -4)}.sql; accepted migration file names: ${forms}`);
+  }
   if (filename.startsWith('.') || !filename.endsWith('.sql') || isMigrationCompanion(filename)) return undefined;
   const DESCRIPTION = '[A-Za-z0-9][A-Za-z0-9_-]*';
   const repeatable = new RegExp(`^(?<prefix>RA|ROC)__(?<description>${DESCRIPTION})\\.sql$`).exec(filename);
   if (repeatable?.groups) return { kind: repeatable.groups.prefix === 'RA' ? 'repeatable_always' : 'repeatable_on_change', description: repeatable.groups.description };
   const own = filename.startsWith(`${database}__`) ? new RegExp(`^(?<version>\\d+)_(?<description>${DESCRIPTION})\\.sql$`).exec(filename.slice(database.length + 2)) : null;
   const match = own?.groups ? { db: database, ...own.groups } : new RegExp(`^(?<db>.+?)__(?<version>\\d+)_(?<description>${DESCRIPTION})\\.sql$`).exec(filename)?.groups;
-  const forms = ACCEPTED_MIGRATION_NAMES.map((f) => f.replace('<database>', database)).join(', ');
   if (!match) throw new Error(`${filename}: not a migration file name; accepted migration file names: ${forms}`);
   const { db, version, description } = match as { db: string; version: string; description: string };
   if (db !== 'V' && db !== database) throw new Error(`${filename}: the prefix '${db}__' names another database than the folder's '${database}'; accepted migration file names: ${forms}`);
@@ -57,6 +60,13 @@ describe('migration file-name classes', () => {
 
   it('rejects a prefix naming another database', () => {
     expect(() => classifyMigrationName('other__0001_init.sql', 'app')).toThrow(/'other__' names another database than the folder's 'app'/);
+  });
+
+  it('rejects a .SQL extension in any case but lower, instead of skipping the migration', () => {
+    for (const name of ['app__0001_init.SQL', 'app__0001_init.Sql', 'RA__x.sQL']) {
+      expect(() => classifyMigrationName(name, 'app'), name).toThrow(new RegExp(`${name.replace('.', '\\.')}: the extension must be lower-case '\\.sql'; rename it to .*\\.sql`));
+    }
+    expect(classifyMigrationName('.hidden.SQL', 'app')).toBeUndefined();
   });
 
   it('rejects any other .sql name with the accepted forms', () => {
