@@ -147,6 +147,19 @@ describe('SQLite group commit', () => {
     expect(String((await queryOnce(sqlite, file, "SELECT sql FROM sqlite_schema WHERE name = 'parent'"))[0]!.sql)).toMatch(/name text not null default ''/);
   });
 
+  it('ATTACH ... DETACH runs outside a transaction (a database attached in one cannot be detached before it ends)', async () => {
+    const entry = testEntry(root, 'app', 'sqlite', 'sqlite:///attach.db');
+    const other = join(root, 'other.db').replace(/'/g, "''");
+    await put('app__0001_a.sql', migration(['CREATE TABLE a (id integer)']));
+    await put('app__0002_copy.sql', migration([`ATTACH DATABASE '${other}' AS other`, 'CREATE TABLE other.copied (id integer)', 'DETACH DATABASE other']));
+    const result = await engine.migrate(entry, { root, log: logger });
+    expect(result.outcomes.map((o) => [o.filename, o.outsideTransaction ?? false])).toEqual([
+      ['app__0001_a.sql', false],
+      ['app__0002_copy.sql', true],
+    ]);
+    expect(await tableExistsAt(sqlite, `sqlite:///${join(root, 'other.db')}`, 'copied')).toBe(true);
+  });
+
   it("runs each migration's statements, savepoints and tracking row through the driver's exec, not query", async () => {
     const entry = testEntry(root, 'app', 'sqlite', 'sqlite:///exec.db');
     await put('app__0001_a.sql', migration(['CREATE TABLE a (id integer)', 'INSERT INTO a VALUES (1)', 'SELECT * FROM a']));

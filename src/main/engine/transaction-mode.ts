@@ -29,6 +29,9 @@ const RULES: readonly Rule[] = [
     applies: () => true,
   },
   { pattern: /^PRAGMA\s+(?:main\.)?journal_mode\b/i, what: 'PRAGMA journal_mode', applies: () => true },
+  // SQLite's alone too (PostgreSQL attaches partitions with ALTER TABLE): a database attached in a
+  // transaction cannot be detached before it ends ('database x is locked').
+  { pattern: /^(?:ATTACH|DETACH)\b/i, what: 'ATTACH/DETACH DATABASE', applies: () => true },
   { pattern: /^CREATE\s+(?:UNIQUE\s+)?INDEX\s+CONCURRENTLY\b/i, what: 'CREATE INDEX CONCURRENTLY', applies: (c) => c.concurrentIndexes },
   { pattern: /^DROP\s+INDEX\s+CONCURRENTLY\b/i, what: 'DROP INDEX CONCURRENTLY', applies: (c) => c.concurrentIndexes },
   { pattern: /^REINDEX\b[^;]*?\bCONCURRENTLY\b/i, what: 'REINDEX ... CONCURRENTLY', applies: (c) => c.concurrentIndexes },
