@@ -173,8 +173,8 @@ export function parseMigrationFile(input: MigrationFileInput): MigrationFile {
     }));
     return dialect === 'postgresql' ? withoutPsqlMetaCommands(statements, refusePsqlMeta) : statements;
   };
-  const refusePsqlMeta = (line: number, command: string): never => {
-    throw fail(line, `'\\${command}' is a psql meta-command: psql runs it, the server cannot (mtool sends a migration's statements to the server); remove the line`);
+  const refusePsqlMeta = (line: number, why: string): never => {
+    throw fail(line, why);
   };
 
   const upgrade = split(upgradeSection);

@@ -13,22 +13,31 @@ import type { SqlStatement } from './split-statements.js';
 /** Meta-commands that mean nothing outside psql. */
 const DROPPED = new Set(['restrict', 'unrestrict']);
 
+/** `COPY ... FROM STDIN`: its rows follow in the file, for psql to send (pg_dump's data). */
+const COPY_FROM_STDIN = /^COPY\b[^;]*?\bFROM\s+STDIN\b/i;
+
 /**
  * The statements with leading `\restrict` / `\unrestrict` lines dropped (a statement of nothing
- * else disappears); `refuse(line, name)` is called for any other meta-command at a statement's
- * start. Positions of a trimmed statement move to its first token.
+ * else disappears); `refuse(line, why)` is called for any other meta-command at a statement's
+ * start, and for `COPY ... FROM STDIN`, whose rows only psql sends. Positions of a trimmed
+ * statement move to its first token.
  */
-export function withoutPsqlMetaCommands(statements: SqlStatement[], refuse: (line: number, command: string) => never): SqlStatement[] {
-  if (!statements.some((s) => s.text.charCodeAt(0) === 0x5c)) return statements;
+export function withoutPsqlMetaCommands(statements: SqlStatement[], refuse: (line: number, why: string) => never): SqlStatement[] {
   const kept: SqlStatement[] = [];
   for (const statement of statements) {
     let st: SqlStatement | undefined = statement;
     while (st !== undefined && st.text.charCodeAt(0) === 0x5c) {
-      const command = /^\\([A-Za-z]*)/.exec(st.text)![1]!;
-      if (!DROPPED.has(command)) refuse(st.line, command);
+      const command = /^\\([A-Za-z.]*)/.exec(st.text)![1]!;
+      if (!DROPPED.has(command)) {
+        refuse(st.line, `'\\${command}' is a psql meta-command: psql runs it, the server cannot (mtool sends a migration's statements to the server); remove the line`);
+      }
       st = afterFirstLine(st);
     }
-    if (st !== undefined) kept.push(st);
+    if (st === undefined) continue;
+    if ((st.text.charCodeAt(0) | 0x20) === 0x63 && COPY_FROM_STDIN.test(st.text)) {
+      refuse(st.line, `COPY ... FROM STDIN takes its rows from psql, which mtool is not: dump the data as INSERT statements (pg_dump --inserts or --column-inserts), or load it with psql`);
+    }
+    kept.push(st);
   }
   return kept;
 }

@@ -217,6 +217,14 @@ describe('psql meta-commands in a PostgreSQL migration', () => {
     expect(error.message).toMatch(/app__0001_init\.sql:3: '\\connect' is a psql meta-command/);
   });
 
+  it("refuses COPY ... FROM STDIN (pg_dump's data), whose rows only psql sends, at the COPY's line", () => {
+    const error = errorOf(() => parse('-- upgrade\nCREATE TABLE t (id int, name text);\nCOPY public.t (id, name) FROM stdin;\n1\ta\n\\.\n'));
+    expect(error).toMatchObject({ code: 'MTOOL_MIGRATION_FILE', exitCode: 2 });
+    expect(error.message).toMatch(/app__0001_init\.sql:3: COPY \.\.\. FROM STDIN takes its rows from psql, which mtool is not: dump the data as INSERT statements \(pg_dump --inserts/);
+    // A server-side file is the server's business.
+    expect(parse("-- upgrade\nCOPY t FROM '/srv/t.csv' WITH (FORMAT csv);\n").upgrade.map((s) => s.text)).toEqual(["COPY t FROM '/srv/t.csv' WITH (FORMAT csv)"]);
+  });
+
   it('leaves other dialects alone', () => {
     const file = parseMigrationFile({ filename: 'app__0001_init.sql', path: 'x', content: '-- upgrade\nSELECT 1;\n', database: 'app', dialect: 'mysql' });
     expect(file.upgrade.map((s) => s.text)).toEqual(['SELECT 1']);
