@@ -139,10 +139,11 @@ export interface Connection {
   /**
    * The statements that put this session back as it was when it opened, for each kind of
    * switch a migration statement can make ({@link Dialect.sessionSwitch}): its schema
-   * (PostgreSQL: its search_path; MySQL and MariaDB: its current database) and its role
-   * (PostgreSQL). Run after a migration that switched it, so that the migration's tracking row,
-   * the migrations after it, the snapshot and the lock's release find mtool's tables where they
-   * are, with the rights the session started with. Absent: nothing to put back.
+   * (PostgreSQL: its search_path; MySQL and MariaDB: its current database), its role
+   * (PostgreSQL), its autocommit (MySQL, MariaDB) and its foreign-key checks. Run after a
+   * migration that switched it, so that the migration's tracking row, the migrations after it,
+   * the snapshot and the lock's release find mtool's tables where they are, with the rights and
+   * checks the session started with. Absent: nothing to put back.
    */
   readonly sessionReset?: Readonly<Partial<Record<SessionSwitch, readonly string[]>>>;
   /** Server version string, e.g. `15.19`, `10.11.19-MariaDB`, `18.16.1`. */

@@ -66,10 +66,9 @@ export async function connectMysql(options: ConnectOptions, flavour: MysqlFlavou
     throw new MysqlError('MTOOL_CONNECTION', ctx, e, `check that ${flavour.type} is running at ${config.host}:${config.port} and that the URL's user, password and database are right`);
   }
   const reconnect = async (): Promise<Mysql2Connection> => (mysql.default ?? mysql).createConnection(config);
-  // Back to the URL's database after a migration's `USE` (none in the URL: nothing to go back to).
   // Autocommit back on (which commits what the file left open, as its record is about to say it
-  // ran); back to the URL's database after a migration's `USE` (none in the URL: nothing to go back to).
-  // Foreign keys checked again as the server's default says.
+  // ran); foreign keys checked as the server's default says; back to the URL's database after a
+  // migration's `USE` (none in the URL: nothing to go back to).
   const sessionReset = {
     autocommit: ['SET autocommit = 1'],
     'foreign-keys': ['SET foreign_key_checks = DEFAULT'],
