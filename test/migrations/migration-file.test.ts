@@ -178,6 +178,23 @@ describe('readMigrationDirectory', () => {
     const path = await folder({ 'app__0001_a.sql': '-- upgrade\n', 'schema.sql': 'SELECT 1;' });
     await expect(readMigrationDirectory(path, { database: 'app', dialect: 'sqlite' })).rejects.toThrow(/schema\.sql: not a migration file name/);
   });
+
+  it('rejects a subfolder holding .sql files (they would never run), and lets other subfolders be', async () => {
+    const path = await folder({ 'app__0001_a.sql': '-- upgrade\n' });
+    await mkdir(join(path, 'notes'));
+    await writeFile(join(path, 'notes', 'readme.txt'), 'not SQL');
+    await mkdir(join(path, '.hidden'));
+    await writeFile(join(path, '.hidden', 'x.sql'), 'SELECT 1;');
+    expect((await readMigrationDirectory(path, { database: 'app', dialect: 'sqlite' })).map((f) => f.filename)).toEqual(['app__0001_a.sql']);
+    await mkdir(join(path, '2024', 'q1'), { recursive: true });
+    await writeFile(join(path, '2024', 'q1', 'app__0002_b.sql'), '-- upgrade\n');
+    const error = (await readMigrationDirectory(path, { database: 'app', dialect: 'sqlite' }).then(
+      () => new Error('expected an error'),
+      (e: unknown) => e,
+    )) as Error & { code?: string };
+    expect(error).toMatchObject({ code: 'MTOOL_MIGRATION_FILE', exitCode: 2 });
+    expect(error.message).toContain(`its subfolder 2024/ holds .sql files (${join('2024', 'q1', 'app__0002_b.sql')}), but mtool reads only the files directly in ${path}`);
+  });
 });
 
 describe('psql meta-commands in a PostgreSQL migration', () => {

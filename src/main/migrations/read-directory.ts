@@ -1,3 +1,4 @@
+import type { Dirent } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SplitDialect } from '../../dialects/types.js';
@@ -18,15 +19,37 @@ export interface MigrationFileName extends MigrationName {
   filename: string;
 }
 
-/** File names of a folder; a missing folder is an empty list. */
-async function listFiles(dir: string): Promise<string[]> {
+/**
+ * File names of a folder; a missing folder is an empty list.
+ * @throws MtoolError `MTOOL_MIGRATION_FILE` for a subfolder holding `.sql` files: they would be
+ *   skipped without a word (a folder per year, say), and their migrations never run.
+ */
+async function listFiles(dir: string, database: string): Promise<string[]> {
+  let entries: Dirent[];
   try {
-    const entries = await readdir(dir, { withFileTypes: true });
-    return entries.filter((e) => e.isFile() || e.isSymbolicLink()).map((e) => e.name);
+    entries = await readdir(dir, { withFileTypes: true });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   }
+  const files: string[] = [];
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i]!;
+    if (entry.isFile() || entry.isSymbolicLink()) files.push(entry.name);
+    else if (entry.isDirectory() && !entry.name.startsWith('.')) await refuseMigrationsBelow(dir, entry.name, database);
+  }
+  return files;
+}
+
+async function refuseMigrationsBelow(dir: string, folder: string, database: string): Promise<void> {
+  const below = (await readdir(join(dir, folder), { recursive: true })).filter((name) => /\.sql$/i.test(name));
+  if (below.length === 0) return;
+  const some = below.slice(0, 3).map((name) => join(folder, name)).join(', ');
+  throw new MtoolError(
+    'MTOOL_MIGRATION_FILE',
+    `${dir}: its subfolder ${folder}/ holds .sql files (${some}${below.length > 3 ? `, and ${below.length - 3} more` : ''}), but mtool reads only the files directly in ${dir}: move them there (versions keep them in order)`,
+    { database },
+  );
 }
 
 /** Sort order of a migration folder: versioned by version, then repeatables by file name. */
@@ -64,7 +87,7 @@ function assertUniqueVersions(names: MigrationFileName[], dir: string, database:
  */
 export async function scanMigrationNames(dir: string, database: string): Promise<MigrationFileName[]> {
   const names: MigrationFileName[] = [];
-  const filenames = await listFiles(dir);
+  const filenames = await listFiles(dir, database);
   for (let i = 0; i < filenames.length; i++) {
     const filename = filenames[i]!;
     const name = classifyMigrationName(filename, database);
