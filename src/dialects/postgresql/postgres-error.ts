@@ -1,6 +1,12 @@
 import { MtoolError, type ErrorCode } from '../../errors.js';
 import { describe, scrubError, type ErrorContext } from '../driver-error.js';
 
+/** What to do about a server error whose own message does not say, by SQLSTATE. */
+const MTOOL_HINTS: Readonly<Record<string, string>> = {
+  // invalid_transaction_termination: COMMIT or ROLLBACK in a procedure or DO block that runs in a transaction block.
+  '2D000': "the procedure or DO block commits or rolls back, which it cannot do inside the migration's transaction: mark the file '-- mtool: no-transaction'",
+};
+
 /**
  * A PostgreSQL error with the server's SQLSTATE and the 1-based character position of the
  * problem in the statement, when the server reported them.
@@ -15,9 +21,11 @@ export class PostgresError extends MtoolError {
   constructor(code: ErrorCode, ctx: ErrorContext, cause: unknown, hint?: string) {
     const fields = (typeof cause === 'object' && cause !== null ? cause : {}) as { code?: unknown; position?: unknown; hint?: unknown };
     const serverHint = typeof fields.hint === 'string' ? fields.hint : undefined;
-    super(code, describe(ctx, cause, hint ?? (serverHint ? `hint: ${serverHint}` : undefined)), { cause: scrubError(cause, ctx.secrets), database: ctx.databaseName });
+    const sqlState = typeof fields.code === 'string' && /^[0-9A-Z]{5}$/.test(fields.code) ? fields.code : undefined;
+    const ownHint = sqlState === undefined ? undefined : MTOOL_HINTS[sqlState];
+    super(code, describe(ctx, cause, hint ?? (serverHint ? `hint: ${serverHint}` : ownHint)), { cause: scrubError(cause, ctx.secrets), database: ctx.databaseName });
     this.name = 'PostgresError';
-    this.sqlState = typeof fields.code === 'string' && /^[0-9A-Z]{5}$/.test(fields.code) ? fields.code : undefined;
+    this.sqlState = sqlState;
     this.position = fields.position === undefined ? undefined : Number(fields.position) || undefined;
     this.hint = serverHint;
   }
