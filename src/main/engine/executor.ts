@@ -260,11 +260,13 @@ export class Executor {
     const resets = this.#conn.sessionReset;
     const kindOf = this.#dialect.sessionSwitch;
     if (resets === undefined || kindOf === undefined || statements.length === 0) return [];
-    const kinds = new Set<SessionSwitch>();
+    // Allocated only for a file that switches something: applyAll asks for every file of a batch.
+    let kinds: Set<SessionSwitch> | undefined;
     for (let i = 0; i < statements.length; i++) {
       const kind = kindOf(statements[i]!.text);
-      if (kind !== undefined) kinds.add(kind);
+      if (kind !== undefined) (kinds ??= new Set()).add(kind);
     }
+    if (kinds === undefined) return [];
     const last = statements[statements.length - 1]!;
     return [...kinds].flatMap((kind) => resets[kind] ?? []).map((text) => ({ text, line: last.line, column: last.column, offset: last.endOffset, endOffset: last.endOffset }));
   }
