@@ -1,4 +1,4 @@
-import type { SqlStatement } from './split-statements.js';
+import { splitStatements, type SqlStatement } from './split-statements.js';
 
 /**
  * psql meta-commands in a PostgreSQL migration. A line starting with a backslash is for psql, not
@@ -42,54 +42,17 @@ export function withoutPsqlMetaCommands(statements: SqlStatement[], refuse: (lin
   return kept;
 }
 
-/** The statement without its first line and the blank lines and comments after it; undefined when nothing is left. */
+/**
+ * The statement without its first line: the rest split again, so the splitter skips the blank
+ * lines and comments before its first token and places it; undefined when nothing is left.
+ */
 function afterFirstLine(st: SqlStatement): SqlStatement | undefined {
-  const text = st.text;
-  let i = text.indexOf('\n');
-  if (i < 0) return undefined;
-  let line = st.line + 1;
-  let lineStart = i + 1;
-  i += 1;
-  for (;;) {
-    const c = text.charCodeAt(i);
-    if (c === 0x0a) {
-      line++;
-      lineStart = i + 1;
-      i++;
-    } else if (c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0c) {
-      i++;
-    } else if (c === 0x2d && text.charCodeAt(i + 1) === 0x2d) {
-      const end = text.indexOf('\n', i);
-      if (end < 0) return undefined;
-      i = end;
-    } else if (c === 0x2f && text.charCodeAt(i + 1) === 0x2a) {
-      // PostgreSQL's block comments nest.
-      let depth = 0;
-      do {
-        if (text.startsWith('/*', i)) {
-          depth++;
-          i += 2;
-        } else if (text.startsWith('*/', i)) {
-          depth--;
-          i += 2;
-        } else {
-          if (text.charCodeAt(i) === 0x0a) {
-            line++;
-            lineStart = i + 1;
-          }
-          i++;
-        }
-      } while (depth > 0 && i < text.length);
-    } else {
-      break;
-    }
-  }
-  if (i >= text.length) return undefined;
-  return {
-    text: text.slice(i),
-    line,
-    column: i - lineStart + 1,
-    offset: st.offset + Buffer.byteLength(text.slice(0, i), 'utf8'),
-    endOffset: st.endOffset,
-  };
+  const newline = st.text.indexOf('\n');
+  if (newline < 0) return undefined;
+  const rest = st.text.slice(newline + 1);
+  // One statement at most: the splitter ended this one at its terminator already.
+  const [next] = splitStatements(rest, { dialect: 'postgresql', startLine: st.line + 1 });
+  if (next === undefined) return undefined;
+  const base = st.offset + Buffer.byteLength(st.text.slice(0, newline + 1), 'utf8');
+  return { ...next, offset: base + next.offset, endOffset: base + next.endOffset };
 }
