@@ -171,10 +171,7 @@ export function parseMigrationFile(input: MigrationFileInput): MigrationFile {
       offset: st.offset + base,
       endOffset: st.endOffset + base,
     }));
-    return dialect === 'postgresql' ? withoutPsqlMetaCommands(statements, refusePsqlMeta) : statements;
-  };
-  const refusePsqlMeta = (line: number, why: string): never => {
-    throw fail(line, why);
+    return dialect === 'postgresql' ? withoutPsqlMetaCommands(statements, (line, why) => { throw fail(line, why); }) : statements;
   };
 
   const upgrade = split(upgradeSection);
