@@ -104,6 +104,21 @@ describe('engine on SQLite', () => {
     expect((await engine.lockStatus(entry, { root, log: logger })).active).toBe(false);
     expect((await engine.history(entry, { root, log: logger })).records).toEqual([]);
   });
+
+  it('warns, naming the folder and the database, when migrations/<db>/ does not exist', async () => {
+    const entry = testEntry(root, 'other', 'sqlite', 'sqlite:///other.db');
+    configureLogging({ level: 'info', json: true, sink });
+    const result = await engine.migrate(entry, { root, log: logger });
+    expect(result.outcomes).toEqual([]);
+    const warnings = lines.map((l) => JSON.parse(l)).filter((r) => r.level === 'WARNING');
+    expect(warnings.map((w) => w.message)).toEqual([
+      `${join('migrations', 'other')} does not exist: no migration files for database 'other'; \`mtool init\` creates the folder`,
+    ]);
+    lines.length = 0;
+    await mkdir(join(root, 'migrations', 'other'));
+    await engine.status(entry, { root, log: logger });
+    expect(lines.map((l) => JSON.parse(l)).filter((r) => r.level === 'WARNING')).toEqual([]);
+  });
 });
 
 const pg = TARGETS.find((t) => t.id === 'postgresql')!;

@@ -1,3 +1,5 @@
+import { stat } from 'node:fs/promises';
+import { relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { getDialect } from '../../dialects/index.js';
 import type { MigrationFile } from '../../parser/migration-file.js';
@@ -39,8 +41,21 @@ export interface MigrateOptions {
   commandLine?: string;
 }
 
-async function readFiles(entry: DatabaseEntry): Promise<MigrationFile[]> {
-  return loadMigrations(entry.migrationsDir, { database: entry.name, dialect: getDialect(entry.type).splitDialect });
+/** The database's migration files; a warning when its folder does not exist (a fresh project, or a `databaseName` that does not match the folder). */
+async function readFiles(entry: DatabaseEntry, ctx: EngineContext): Promise<MigrationFile[]> {
+  const files = await loadMigrations(entry.migrationsDir, { database: entry.name, dialect: getDialect(entry.type).splitDialect });
+  if (files.length === 0 && !(await isDirectory(entry.migrationsDir))) {
+    ctx.log.warn(`${relative(ctx.root, entry.migrationsDir) || entry.migrationsDir} does not exist: no migration files for database '${entry.name}'; \`mtool init\` creates the folder`);
+  }
+  return files;
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -52,7 +67,7 @@ async function readFiles(entry: DatabaseEntry): Promise<MigrationFile[]> {
  * first; the lock, if taken, is released before it is thrown.
  */
 async function withFilesAndSession<T>(entry: DatabaseEntry, ctx: EngineContext, fn: (session: DatabaseSession, files: Promise<MigrationFile[]>) => Promise<T>): Promise<T> {
-  const reading = readFiles(entry);
+  const reading = readFiles(entry, ctx);
   reading.catch(() => undefined); // awaited below on every path
   try {
     return await withSession(entry, ctx.root, ctx.log, (session) => fn(session, reading));

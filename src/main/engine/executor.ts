@@ -618,8 +618,8 @@ export class Executor {
       tail = undone.length === 0 ? `no statement of ${what} had run; the tracking table is unchanged.` : `none of the statements of ${what} remain: ${undoneNote}; the tracking table is unchanged.`;
     } else {
       const why = inTransaction
-        ? `${this.#dialect.type} commits DDL statements at once, so their effects may remain`
-        : 'they ran outside a transaction, so their effects remain';
+        ? `On ${this.#dialect.type}, DDL statements commit at once, so their effects may remain`
+        : 'They ran outside a transaction, so their effects remain';
       const list = executed.map((s) => `line ${s.line}: ${statementPreview(s.text, 60)}`).join('; ');
       tail =
         `statements of ${what} that already ran: ${list}. ${why}${undone.length === 0 ? '' : ` (${undoneNote})`}: inspect the database manually and repair it before running the command again. ` +
