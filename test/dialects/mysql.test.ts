@@ -17,6 +17,16 @@ describe('mysql quoting and flavours', () => {
     expect(() => mysqlQuoting.literal(Number.POSITIVE_INFINITY)).toThrow(/no literal for Infinity/);
   });
 
+  it("adds what to do to an error whose text does not say it (a statement over max_allowed_packet)", () => {
+    const ctx = { type: 'mariadb' as const, databaseName: 'shop', secrets: [] };
+    const tooLarge = Object.assign(new Error("Got a packet bigger than 'max_allowed_packet' bytes"), { errno: 1153, code: 'ER_NET_PACKET_TOO_LARGE' });
+    expect(new MysqlError('MTOOL_DATABASE', ctx, tooLarge).message).toBe(
+      "mariadb (shop): Got a packet bigger than 'max_allowed_packet' bytes; the statement is larger than the server's max_allowed_packet: split it (several INSERTs of fewer rows each) or raise max_allowed_packet on the server",
+    );
+    const other = Object.assign(new Error('Table x already exists'), { errno: 1050 });
+    expect(new MysqlError('MTOOL_DATABASE', ctx, other).message).toBe('mariadb (shop): Table x already exists');
+  });
+
   it('parses MySQL and MariaDB version strings in their flavour', () => {
     expect(mysqlFlavour.parseServerVersion('8.0.36')).toMatchObject({ major: 8, minor: 0, patch: 36, product: 'mysql' });
     expect(mariadbFlavour.parseServerVersion('5.5.5-10.11.6-MariaDB-0+deb12u1')).toMatchObject({ major: 10, minor: 11, patch: 6, product: 'mariadb' });

@@ -1,6 +1,12 @@
 import { MtoolError, type ErrorCode } from '../../errors.js';
 import { describe, scrubError, type ErrorContext } from '../driver-error.js';
 
+/** mtool's own advice for server errors whose text does not say what to do, by error number. */
+const MTOOL_HINTS: Readonly<Record<number, string>> = {
+  // ER_NET_PACKET_TOO_LARGE: the server refused the statement and closed the session.
+  1153: "the statement is larger than the server's max_allowed_packet: split it (several INSERTs of fewer rows each) or raise max_allowed_packet on the server",
+};
+
 /** A MySQL / MariaDB error with the server's error number and SQLSTATE, when it sent them. */
 export class MysqlError extends MtoolError {
   /** Server error number, e.g. 1146 (no such table). */
@@ -10,9 +16,10 @@ export class MysqlError extends MtoolError {
 
   constructor(code: ErrorCode, ctx: ErrorContext, cause: unknown, hint?: string) {
     const fields = (typeof cause === 'object' && cause !== null ? cause : {}) as { errno?: unknown; sqlState?: unknown };
-    super(code, describe(ctx, cause, hint), { cause: scrubError(cause, ctx.secrets), database: ctx.databaseName });
+    const errno = typeof fields.errno === 'number' ? fields.errno : undefined;
+    super(code, describe(ctx, cause, hint ?? (errno === undefined ? undefined : MTOOL_HINTS[errno])), { cause: scrubError(cause, ctx.secrets), database: ctx.databaseName });
     this.name = 'MysqlError';
-    this.errno = typeof fields.errno === 'number' ? fields.errno : undefined;
+    this.errno = errno;
     this.sqlState = typeof fields.sqlState === 'string' ? fields.sqlState : undefined;
   }
 }

@@ -107,7 +107,7 @@ export async function withLock<T>(session: DatabaseSession, command: string, run
       new Promise<boolean>((resolve) => setTimeout(resolve, SIGNAL_GRACE_MS, false).unref()),
     ]);
     if (stopped || !session.lock.held) return;
-    await releaseFromSecondConnection(session, holder);
+    await releaseFromSecondConnection(session, holder, 'interrupted during a statement: lock released from a second connection; the unfinished migration is discarded by the database when this process exits');
   });
 
   let failed = false;
@@ -121,7 +121,7 @@ export async function withLock<T>(session: DatabaseSession, command: string, run
   } finally {
     try {
       if (session.lock.held) {
-        await releaseOnce(session, run);
+        await releaseOnce(session, run, holder);
         session.log.debug('lock released');
       }
     } catch (error) {
@@ -143,22 +143,29 @@ export async function withLock<T>(session: DatabaseSession, command: string, run
 /**
  * Release the lock; after Ctrl-C / SIGTERM try a second time, since the request that stopped the
  * running statement can reach the server just after that statement ended, and stop the release.
+ * When the session itself was lost (the server closed it: a statement over MySQL's
+ * `max_allowed_packet`, a `KILL`, an idle timeout), the committed lock row is removed from a
+ * new connection instead of being left ACTIVE for `mtool unlock`.
  */
-async function releaseOnce(session: DatabaseSession, run: EngineRunContext | undefined): Promise<void> {
+async function releaseOnce(session: DatabaseSession, run: EngineRunContext | undefined, holder: LockHolder): Promise<void> {
   try {
     await session.lock.release();
   } catch (error) {
+    if (error instanceof MtoolError && error.code === 'MTOOL_CONNECTION' && session.lock.held && !session.lock.tentative) {
+      await releaseFromSecondConnection(session, holder, 'the connection was lost: lock released from a new connection');
+      return;
+    }
     if (!run?.signal.aborted || !session.lock.held) throw error;
     await session.lock.release();
   }
 }
 
-async function releaseFromSecondConnection(session: DatabaseSession, holder: LockHolder): Promise<void> {
+async function releaseFromSecondConnection(session: DatabaseSession, holder: LockHolder, warning: string): Promise<void> {
   const other = await session.dialect.connect({ ...session.connectOptions, second: 'urgent' });
   try {
     await releaseLock(other, session.dialect, session.store, holder);
     session.lock.forget();
-    session.log.warn('interrupted during a statement: lock released from a second connection; the unfinished migration is discarded by the database when this process exits');
+    session.log.warn(warning);
   } finally {
     await other.close();
   }

@@ -232,7 +232,7 @@ export class Executor {
       // The files whose record the server reported are applied and recorded; the error belongs to
       // the next one, whose statements before the failing step ran (and it, when its record
       // failed), or were rolled back with its transaction.
-      const rolledBack = inTransaction && (await this.#rollbackAfter(files[applied]!));
+      const rolledBack = inTransaction ? await this.#rollbackAfter(files[applied]!, error) : false;
       await report(applied);
       const { executed, failed } = ranBeforeFailure(message, applied, failedStep(error), failedPart(error));
       throw this.#failure(files[applied]!, 'upgrade', error, failed, executed, rolledBack, inTransaction);
@@ -240,12 +240,22 @@ export class Executor {
     await report(files.length);
   }
 
-  /** ROLLBACK after a failure; false (with a warning) when that fails too. */
-  async #rollbackAfter(file: MigrationFile): Promise<boolean> {
+  /**
+   * ROLLBACK after `error`: whether the file's transaction is gone, or `unknown`. False (with a
+   * warning) when the ROLLBACK fails. When the session was lost, the database discards its open
+   * transaction: after an error the server reported (it ran nothing of the message after it),
+   * that is the transaction's end; after the connection itself failed, its COMMIT may have reached
+   * the server first, and only the tracking table (written in the same transaction) can tell.
+   */
+  async #rollbackAfter(file: MigrationFile, error: unknown): Promise<boolean | 'unknown'> {
     try {
       await this.#conn.rollback();
       return true;
     } catch (rollbackError) {
+      if (lostSession(rollbackError)) {
+        this.#log.debug(`${file.filename}: no ROLLBACK: the session was lost, and its open transaction with it`);
+        return lostSession(error) ? 'unknown' : true;
+      }
       this.#log.warn(`${file.filename}: ROLLBACK failed after an error`, { error: rollbackError });
       return false;
     }
@@ -471,11 +481,12 @@ export class Executor {
         executed.push({ line: current.line, text: current.text });
         current = undefined;
       }
-      let rolledBack = false;
+      let rolledBack: boolean | 'unknown' = false;
       if (inSavepoint) {
         rolledBack = await this.#abandonSavepoint(file);
       } else if (useTransaction && begun) {
-        rolledBack = (await this.#rollbackAfter(file)) && caps.transactionalDdl;
+        const ended = await this.#rollbackAfter(file, error);
+        rolledBack = caps.transactionalDdl && ended;
       } else if (ownTransactions) {
         // What ran since the file's last unended BEGIN goes with that transaction, where DDL is
         // transactional; the rest of what ran stays.
@@ -601,7 +612,8 @@ export class Executor {
     error: unknown,
     statement: SqlStatement | undefined,
     executed: readonly ExecutedStatement[],
-    rolledBack: boolean,
+    /** `unknown`: the connection was lost, maybe after the transaction's COMMIT reached the server. */
+    rolledBack: boolean | 'unknown',
     inTransaction: boolean,
     /** Statements that ran in the transaction the file itself had begun, rolled back with it. */
     undone: readonly ExecutedStatement[] = [],
@@ -612,7 +624,11 @@ export class Executor {
     const head = statement ? `${file.filename}:${statement.line}: ${cause}` : `${file.filename}: ${cause}`;
     const undoneNote = undone.length === 0 ? '' : `the statements from line ${undone[0]!.line} on ran in the transaction the file had begun there and were rolled back with it`;
     let tail: string;
-    if (rolledBack) {
+    if (rolledBack === 'unknown') {
+      tail =
+        `the connection was lost while ${what} ran: the database rolls its transaction back unless the COMMIT had reached it first. ` +
+        `Run \`mtool status\` to see which: the transaction also held the tracking row, so a recorded migration committed whole and an unrecorded one left nothing.`;
+    } else if (rolledBack) {
       tail = `${what} was rolled back as a whole: none of its statements remain and it was not ${direction === 'rollback' ? 'unrecorded' : 'recorded'}.`;
     } else if (executed.length === 0) {
       tail = undone.length === 0 ? `no statement of ${what} had run; the tracking table is unchanged.` : `none of the statements of ${what} remain: ${undoneNote}; the tracking table is unchanged.`;
@@ -625,8 +641,13 @@ export class Executor {
         `statements of ${what} that already ran: ${list}. ${why}${undone.length === 0 ? '' : ` (${undoneNote})`}: inspect the database manually and repair it before running the command again. ` +
         `The tracking table is unchanged.`;
     }
-    return new MigrationFailedError(`${head} — ${tail}`, { file: file.filename, line, rolledBack, executed: rolledBack ? [] : executed, database: this.#database, cause: error });
+    return new MigrationFailedError(`${head} — ${tail}`, { file: file.filename, line, rolledBack: rolledBack === true, executed: rolledBack === true ? [] : executed, database: this.#database, cause: error });
   }
+}
+
+/** Whether an error says the session itself is gone (the driver's connection error), not that a statement failed. */
+function lostSession(error: unknown): boolean {
+  return error instanceof MtoolError && error.code === 'MTOOL_CONNECTION';
 }
 
 /** The outcome of an applied file (`outside`: it ran outside a transaction the database had). */

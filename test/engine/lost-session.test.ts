@@ -1,0 +1,141 @@
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestProject, explain, migration } from './support/project.js';
+import { TARGETS, provision, queryOnce, tableExistsAt, targetReachable, type ProvisionedDatabase } from './support/targets.js';
+
+/**
+ * A migration whose session the server ends (an administrator's kill, a statement over MySQL's
+ * max_allowed_packet, an idle timeout): the lock row, committed before anything ran, is removed
+ * from a new connection instead of staying ACTIVE until `mtool unlock`; the failed migration is
+ * not recorded; on PostgreSQL its transaction went with the session.
+ */
+const KILL_OWN_SESSION: Record<string, string> = {
+  postgresql: 'SELECT pg_terminate_backend(pg_backend_pid())',
+  mysql: 'KILL CONNECTION_ID()',
+  mariadb: 'KILL CONNECTION_ID()',
+};
+
+for (const target of TARGETS.filter((t) => t.type in KILL_OWN_SESSION)) {
+  const reachable = await targetReachable(target);
+  const transactional = target.type === 'postgresql';
+  describe.skipIf(!reachable)(`a migration whose session the server ends, on ${target.id}`, () => {
+    let db: ProvisionedDatabase;
+    let project: TestProject;
+    beforeAll(async () => {
+      db = await provision(target);
+      project = await TestProject.create([{ name: 'app', type: target.type, url: db.url }]);
+    });
+    afterAll(async () => {
+      await project?.dispose();
+      await db?.drop();
+    });
+
+    it('fails naming the file and line, records nothing, and leaves the lock released', async () => {
+      await project.write('app__0001_a.sql', migration([target.createTable('a')], ['DROP TABLE a']));
+      await project.write('app__0002_killed.sql', migration([target.createTable('k'), KILL_OWN_SESSION[target.type]!], ['DROP TABLE k']));
+      const result = await project.run(['migrate']);
+      expect(result.code, explain(result)).toBe(1);
+      expect(result.stderr).toContain('error: app__0002_killed.sql:3: ');
+      expect(result.stderr).toContain('the connection was lost: lock released from a new connection');
+      expect(result.stderr).not.toContain('mtool unlock');
+      if (transactional) expect(result.stderr).toContain('migration app__0002_killed.sql was rolled back as a whole');
+      else expect(result.stderr).toMatch(/statements of migration app__0002_killed\.sql that already ran: line 2: CREATE TABLE k/);
+      expect(await tableExistsAt(target, db.url, 'k')).toBe(!transactional);
+
+      const lock = await project.run(['lock-status']);
+      expect(lock.stdout.split('\n')[0], explain(lock)).toBe('Migration lock: INACTIVE');
+      const recorded = await queryOnce(target, db.url, 'SELECT filename FROM _mtool_migrations ORDER BY filename');
+      expect(recorded.map((r) => r.filename)).toEqual(['app__0001_a.sql']);
+
+      // Fixed (and, where the DDL stayed, repaired), the next migrate goes on without `unlock`.
+      if (!transactional) await queryOnce(target, db.url, 'DROP TABLE k');
+      await project.write('app__0002_killed.sql', migration([target.createTable('k')], ['DROP TABLE k']));
+      const again = await project.run(['migrate']);
+      expect(again.code, explain(again)).toBe(0);
+      expect(await tableExistsAt(target, db.url, 'k')).toBe(true);
+    });
+  });
+}
+
+/**
+ * A TCP proxy in front of the server whose open connections the test can cut, as a network
+ * failure would: the client sees its connection fail, not an error from the server.
+ */
+class CuttableProxy {
+  readonly #server: Server;
+  readonly #sockets = new Set<Socket>();
+  port = 0;
+
+  constructor(host: string, port: number) {
+    this.#server = createServer((client) => {
+      const upstream = connect(port, host);
+      for (const socket of [client, upstream]) {
+        this.#sockets.add(socket);
+        socket.on('close', () => this.#sockets.delete(socket));
+        socket.on('error', () => socket.destroy());
+      }
+      client.pipe(upstream);
+      upstream.pipe(client);
+    });
+  }
+
+  async listen(): Promise<void> {
+    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve));
+    this.port = (this.#server.address() as { port: number }).port;
+  }
+
+  /** Reset every connection open now; new ones still go through. */
+  cut(): void {
+    for (const socket of this.#sockets) socket.resetAndDestroy();
+  }
+
+  close(): Promise<void> {
+    this.cut();
+    return new Promise((resolve) => this.#server.close(() => resolve()));
+  }
+}
+
+const pg = TARGETS.find((t) => t.type === 'postgresql')!;
+/** Sessions running the migration's pg_sleep. */
+const SLEEPING = "SELECT count(*) AS n FROM pg_stat_activity WHERE query LIKE '%pg_sleep(3)%' AND pid <> pg_backend_pid()";
+describe.skipIf(!(await targetReachable(pg)))('a PostgreSQL connection that fails in the middle of a migration', () => {
+  let db: ProvisionedDatabase;
+  let project: TestProject;
+  let proxy: CuttableProxy;
+  beforeAll(async () => {
+    db = await provision(pg);
+    const url = new URL(db.url);
+    proxy = new CuttableProxy(url.hostname, Number(url.port || 5432));
+    await proxy.listen();
+    url.port = String(proxy.port);
+    project = await TestProject.create([{ name: 'app', type: 'postgresql', url: url.href }]);
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await project?.dispose();
+    await db?.drop();
+  });
+
+  it('says the outcome is unknown and where to see it, and releases the lock; the database rolled the migration back', async () => {
+    await project.write('app__0001_slow.sql', migration(['CREATE TABLE s (id integer)', 'SELECT pg_sleep(3)'], ['DROP TABLE s']));
+    const running = project.run(['migrate']);
+    // Cut once the migration's statement is running on the server.
+    for (let i = 0; i < 100 && Number((await queryOnce(pg, db.url, SLEEPING))[0]?.n) === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    proxy.cut();
+    const result = await running;
+    expect(result.code, explain(result)).toBe(1);
+    expect(result.stderr).toContain('the connection was lost while migration app__0001_slow.sql ran');
+    expect(result.stderr).toContain('Run `mtool status` to see which');
+    expect(result.stderr).toContain('the connection was lost: lock released from a new connection');
+    expect(result.stderr).not.toContain('ROLLBACK failed');
+
+    const status = await project.json(['status']);
+    expect(status.data.databases.app).toMatchObject({ lock_active: false, applied_migrations: 0, pending_migrations: 1 });
+    // Once the server has ended the orphaned session (its client check, or the statement's end),
+    // nothing of the migration was committed.
+    const sleeping = async () => Number((await queryOnce(pg, db.url, SLEEPING))[0]?.n);
+    for (let i = 0; i < 100 && (await sleeping()) > 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await sleeping()).toBe(0);
+    expect(await tableExistsAt(pg, db.url, 's')).toBe(false);
+  });
+});
