@@ -107,8 +107,15 @@ export async function conformanceSuite(target: EngineTarget): Promise<void> {
           expect(result.stderr).toContain((await sha(edited)).slice(0, 12));
           expect(result.stderr).toContain("'app'");
           expect(result.stderr).toContain('mtool history');
+          expect(result.stderr).not.toContain('differs from the one applied only in');
         }
         expect(await rowCount(target, db.url, 'ra_log')).toBe(3);
+        // Checked out again by git with core.autocrlf: still blocked, and the message says that the SQL is the same.
+        await project.write('app__0001_init.sql', original.replace(/\n/g, '\r\n'));
+        const converted = await project.run(['migrate']);
+        expect(converted.code, explain(converted)).toBe(1);
+        expect(converted.stderr).toContain('checksum mismatch');
+        expect(converted.stderr).toContain('only in its line endings (CRLF now, LF when it was applied), not in its SQL');
       } finally {
         await project.write('app__0001_init.sql', original);
       }

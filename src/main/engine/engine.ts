@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -6,6 +7,7 @@ import type { MigrationFile } from '../../parser/migration-file.js';
 import type { DatabaseEntry } from '../config/types.js';
 import type { Logger } from '../log.js';
 import { appliedBy, withLock, withSession, type DatabaseSession, type EngineRunContext } from './database-session.js';
+import { explainChecksumDrift } from './checksum-drift.js';
 import { Executor } from './executor.js';
 import { BatchHooks } from './batch-hooks.js';
 import type { AppliedMigration, EngineHooks } from './hooks.js';
@@ -48,6 +50,15 @@ async function readFiles(entry: DatabaseEntry, ctx: EngineContext): Promise<Migr
     ctx.log.warn(`${relative(ctx.root, entry.migrationsDir) || entry.migrationsDir} does not exist: no migration files for database '${entry.name}'; \`mtool init\` creates the folder`);
   }
   return files;
+}
+
+/** How a changed applied file differs when only its line endings, BOM or final line break do; read only on that error's path. */
+function explainDrift(file: MigrationFile, appliedChecksum: string): string | undefined {
+  try {
+    return explainChecksumDrift(readFileSync(file.path), appliedChecksum);
+  } catch {
+    return undefined;
+  }
 }
 
 async function isDirectory(path: string): Promise<boolean> {
@@ -116,7 +127,7 @@ export async function migrate(entry: DatabaseEntry, ctx: EngineContext, options:
     let planned: Promise<{ records: TrackedMigration[]; plan: MigratePlan }> | undefined;
     const planOnce = () =>
       (planned ??= Promise.all([session.store.tracked(), reading]).then(([records, files]) => {
-        verifyApplied(files, records, entry.name);
+        verifyApplied(files, records, entry.name, explainDrift);
         return { records, plan: planMigrate(files, records, entry.name, options) };
       }));
     const readOnly = async () => {
@@ -189,7 +200,7 @@ async function dryRun(session: DatabaseSession, files: MigrationFile[], options:
   const { entry } = session;
   // Read-only: the tracking table is read only when it already exists; nothing is created or locked.
   const records = (await session.store.tableExists(entry.migrationTable)) ? await session.store.tracked() : [];
-  verifyApplied(files, records, entry.name);
+  verifyApplied(files, records, entry.name, explainDrift);
   const plan = planMigrate(files, records, entry.name, options);
   const steps = [...plan.versioned, ...plan.repeatables.map((r) => r.file)];
   ensureParsed(steps);
@@ -226,7 +237,7 @@ export async function rollback(entry: DatabaseEntry, ctx: EngineContext, options
   return withFilesAndSession(entry, ctx, async (session, reading) =>
     withLock(session, options.commandLine ?? command, ctx.run, async () => {
       const [records, files] = await Promise.all([session.store.records(), reading]);
-      verifyApplied(files, records, entry.name);
+      verifyApplied(files, records, entry.name, explainDrift);
       const planOptions: RollbackPlanOptions = { count: options.count, toVersion: options.toVersion, requireApplied: command === 'downgrade' };
       const steps = planRollback(files, records, entry.name, planOptions);
       const exec = executor(session, ctx, options);
@@ -259,7 +270,7 @@ async function readRecords(session: DatabaseSession): Promise<MigrationRecord[]>
 export async function status(entry: DatabaseEntry, ctx: EngineContext): Promise<StatusResult> {
   return withFilesAndSession(entry, ctx, async (session, reading) => {
     const [records, files] = await Promise.all([readRecords(session), reading]);
-    verifyApplied(files, records, entry.name);
+    verifyApplied(files, records, entry.name, explainDrift);
     const entries = statusEntries(files, records);
     // Applied files were parsed when they ran (and their checksum still matches); validate the rest.
     const pending = new Set(entries.filter((e) => e.state === 'pending' || e.state === 'changed').map((e) => e.filename));

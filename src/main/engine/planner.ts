@@ -77,7 +77,13 @@ export const checksumPrefix = (checksum: string): string => checksum.slice(0, 12
  * an applied one under another name.
  * @throws ChecksumMismatchError for the first changed applied versioned file.
  */
-export function verifyApplied(files: readonly MigrationFile[], records: readonly TrackedMigration[], database: string): void {
+export function verifyApplied(
+  files: readonly MigrationFile[],
+  records: readonly TrackedMigration[],
+  database: string,
+  /** A sentence on how a changed file differs, when that can be told (see checksum-drift.ts). */
+  explainDrift?: (file: MigrationFile, appliedChecksum: string) => string | undefined,
+): void {
   // Index loops over files and records: a for...of allocates an iterator result per step in code
   // that runs once, ~40 KB per loop over a thousand migrations for the garbage collector.
   const byFilename = new Map<string, MigrationFile>();
@@ -91,7 +97,7 @@ export function verifyApplied(files: readonly MigrationFile[], records: readonly
         `checksum mismatch in database '${database}': migration ${record.filename} was applied with checksum ${checksumPrefix(record.checksum)} ` +
           `but the file now has ${checksumPrefix(file.checksum)}. An applied migration must never change and this is never safe to ignore: ` +
           `restore the file to its applied content (see \`mtool history --database ${database}\` for when and by whom it was applied) ` +
-          `and put further changes in a new migration.`,
+          `and put further changes in a new migration.${drift(file, record.checksum, explainDrift)}`,
         { database },
       );
     }
@@ -256,4 +262,9 @@ export function statusEntries(files: readonly MigrationFile[], records: readonly
     entries.push({ filename: record.filename, version: record.version, type: record.type, state: 'missing', appliedAt: record.appliedAt, checksum: record.checksum });
   }
   return entries;
+}
+
+function drift(file: MigrationFile, appliedChecksum: string, explain: ((file: MigrationFile, appliedChecksum: string) => string | undefined) | undefined): string {
+  const sentence = explain?.(file, appliedChecksum);
+  return sentence === undefined ? '' : ` ${sentence}`;
 }
