@@ -137,6 +137,13 @@ export interface Connection {
    */
   cancel?(): Promise<void>;
   /**
+   * End this connection's session on the server, from another session, after its client side was
+   * lost (a network failure): the server may not have noticed yet and go on running what it was
+   * sent. Its open transaction rolls back; a session already gone is no error. Absent where the
+   * driver cannot (SQLite runs in this process; ClickHouse has no such session).
+   */
+  terminate?(): Promise<void>;
+  /**
    * The statements that put this session back as it was when it opened, for each kind of
    * switch a migration statement can make ({@link Dialect.sessionSwitch}): its schema
    * (PostgreSQL: its search_path; MySQL and MariaDB: its current database), its role

@@ -95,47 +95,64 @@ class CuttableProxy {
   }
 }
 
-const pg = TARGETS.find((t) => t.type === 'postgresql')!;
-/** Sessions running the migration's pg_sleep. */
-const SLEEPING = "SELECT count(*) AS n FROM pg_stat_activity WHERE query LIKE '%pg_sleep(3)%' AND pid <> pg_backend_pid()";
-describe.skipIf(!(await targetReachable(pg)))('a PostgreSQL connection that fails in the middle of a migration', () => {
-  let db: ProvisionedDatabase;
-  let project: TestProject;
-  let proxy: CuttableProxy;
-  beforeAll(async () => {
-    db = await provision(pg);
-    const url = new URL(db.url);
-    proxy = new CuttableProxy(url.hostname, Number(url.port || 5432));
-    await proxy.listen();
-    url.port = String(proxy.port);
-    project = await TestProject.create([{ name: 'app', type: 'postgresql', url: url.href }]);
-  });
-  afterAll(async () => {
-    await proxy?.close();
-    await project?.dispose();
-    await db?.drop();
-  });
+/** Per server: a migration statement that runs for 3 s, and how to see that it is running. */
+const SLOW: Record<string, { statement: string; running: string }> = {
+  postgresql: {
+    statement: 'SELECT pg_sleep(3)',
+    running: "SELECT count(*) AS n FROM pg_stat_activity WHERE query LIKE '%pg_sleep(3)%' AND pid <> pg_backend_pid()",
+  },
+  mysql: {
+    statement: 'SELECT SLEEP(3)',
+    running: "SELECT count(*) AS n FROM information_schema.PROCESSLIST WHERE INFO LIKE '%SLEEP(3)%' AND ID <> CONNECTION_ID()",
+  },
+};
 
-  it('says the outcome is unknown and where to see it, and releases the lock; the database rolled the migration back', async () => {
-    await project.write('app__0001_slow.sql', migration(['CREATE TABLE s (id integer)', 'SELECT pg_sleep(3)'], ['DROP TABLE s']));
-    const running = project.run(['migrate']);
-    // Cut once the migration's statement is running on the server.
-    for (let i = 0; i < 100 && Number((await queryOnce(pg, db.url, SLEEPING))[0]?.n) === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
-    proxy.cut();
-    const result = await running;
-    expect(result.code, explain(result)).toBe(1);
-    expect(result.stderr).toContain('the connection was lost while migration app__0001_slow.sql ran');
-    expect(result.stderr).toContain('Run `mtool status` to see which');
-    expect(result.stderr).toContain('the connection was lost: lock released from a new connection');
-    expect(result.stderr).not.toContain('ROLLBACK failed');
+for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type === 'mysql')) {
+  const slow = SLOW[target.type]!;
+  const transactional = target.type === 'postgresql';
+  describe.skipIf(!(await targetReachable(target)))(`a ${target.id} connection that fails in the middle of a migration`, () => {
+    let db: ProvisionedDatabase;
+    let project: TestProject;
+    let proxy: CuttableProxy;
+    beforeAll(async () => {
+      db = await provision(target);
+      const url = new URL(db.url);
+      proxy = new CuttableProxy(url.hostname, Number(url.port));
+      await proxy.listen();
+      url.port = String(proxy.port);
+      project = await TestProject.create([{ name: 'app', type: target.type, url: url.href }]);
+    });
+    afterAll(async () => {
+      await proxy?.close();
+      await project?.dispose();
+      await db?.drop();
+    });
+    const running = async () => Number((await queryOnce(target, db.url, slow.running))[0]?.n);
 
-    const status = await project.json(['status']);
-    expect(status.data.databases.app).toMatchObject({ lock_active: false, applied_migrations: 0, pending_migrations: 1 });
-    // Once the server has ended the orphaned session (its client check, or the statement's end),
-    // nothing of the migration was committed.
-    const sleeping = async () => Number((await queryOnce(pg, db.url, SLEEPING))[0]?.n);
-    for (let i = 0; i < 100 && (await sleeping()) > 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(await sleeping()).toBe(0);
-    expect(await tableExistsAt(pg, db.url, 's')).toBe(false);
+    it('says how far the database got is not known and where to see it, ends the orphaned server session and releases the lock', async () => {
+      await project.write('app__0001_slow.sql', migration([target.createTable('s'), slow.statement], ['DROP TABLE s']));
+      const migrating = project.run(['migrate']);
+      // Cut once the migration's slow statement is running on the server.
+      for (let i = 0; i < 100 && (await running()) === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      proxy.cut();
+      const result = await migrating;
+      expect(result.code, explain(result)).toBe(1);
+      if (transactional) {
+        expect(result.stderr).toContain('the connection was lost while migration app__0001_slow.sql ran: the database rolls its transaction back unless the COMMIT had reached it first');
+      } else {
+        expect(result.stderr).toContain('the connection was lost while migration app__0001_slow.sql ran, so how far the database got is not known here (known to have run: line 2: CREATE TABLE s');
+      }
+      expect(result.stderr).toContain('Run `mtool status`');
+      expect(result.stderr).toContain('the connection was lost: lock released from a new connection');
+      expect(result.stderr).not.toContain('ROLLBACK failed');
+
+      // mtool ended its orphaned server session before releasing the lock: the slow statement no
+      // longer runs, the rest of what was sent with it never ran (the tracking row), and on
+      // PostgreSQL nothing of the migration was committed.
+      expect(await running()).toBe(0);
+      const status = await project.json(['status']);
+      expect(status.data.databases.app).toMatchObject({ lock_active: false, applied_migrations: 0, pending_migrations: 1 });
+      expect(await tableExistsAt(target, db.url, 's')).toBe(!transactional);
+    });
   });
-});
+}

@@ -6,6 +6,7 @@ import { parseConnectionUrl, urlSecrets, type ConnectionUrl } from '../../net/co
 import type { ErrorContext } from '../driver-error.js';
 import { importDriver } from '../import-driver.js';
 import { inPart, markFailedPart } from '../step-part.js';
+import { untilGone } from '../until-gone.js';
 import type { ConnectOptions, Connection, QueryResult, Row, StatementStep, StepPart } from '../types.js';
 import type { MysqlFlavour } from './flavour.js';
 import { MysqlError } from './mysql-error.js';
@@ -229,6 +230,25 @@ class MysqlConnection implements Connection {
     const other = await this.#reconnect();
     try {
       await other.query(`KILL QUERY ${Number(id)}`);
+    } finally {
+      await other.end();
+    }
+  }
+
+  async terminate(): Promise<void> {
+    const id = this.#connection?.threadId;
+    if (!id) return;
+    const other = await this.#reconnect();
+    try {
+      try {
+        await other.query(`KILL CONNECTION ${Number(id)}`);
+      } catch (e) {
+        // ER_NO_SUCH_THREAD: the session is gone already.
+        if ((e as { errno?: unknown }).errno !== 1094) throw this.#wrap(e);
+        return;
+      }
+      const alive = async (): Promise<boolean> => ((await other.query(`SELECT 1 FROM information_schema.PROCESSLIST WHERE ID = ${Number(id)}`))[0] as unknown[]).length > 0;
+      await untilGone(alive, `${this.#ctx.type} (${this.#ctx.databaseName}): session ${id}`);
     } finally {
       await other.end();
     }

@@ -6,6 +6,7 @@ import { parseConnectionUrl, urlSecrets, type ConnectionUrl } from '../../net/co
 import type { ErrorContext } from '../driver-error.js';
 import { importDriver } from '../import-driver.js';
 import { failedPart, inPart, markFailedPart } from '../step-part.js';
+import { untilGone } from '../until-gone.js';
 import type { ConnectOptions, Connection, QueryResult, Row, StatementStep, StepPart } from '../types.js';
 import { PostgresError } from './postgres-error.js';
 import { postgresQuoting } from './quoting.js';
@@ -442,6 +443,18 @@ class PostgresConnection implements Connection {
     const other = await this.#pooled.outside();
     try {
       await other.query(`SELECT pg_cancel_backend(${Number(pid)})`);
+    } finally {
+      other.release();
+    }
+  }
+
+  async terminate(): Promise<void> {
+    const pid = (this.#client as { processID?: number | null } | undefined)?.processID;
+    if (!pid) return;
+    const other = await this.#pooled.outside();
+    try {
+      await other.query(`SELECT pg_terminate_backend(${Number(pid)})`);
+      await untilGone(() => other.query(`SELECT 1 FROM pg_stat_activity WHERE pid = ${Number(pid)}`).then((r) => r.rows.length > 0), `postgresql (${this.#ctx.databaseName}): session ${pid}`);
     } finally {
       other.release();
     }

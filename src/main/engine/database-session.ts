@@ -144,14 +144,18 @@ export async function withLock<T>(session: DatabaseSession, command: string, run
  * Release the lock; after Ctrl-C / SIGTERM try a second time, since the request that stopped the
  * running statement can reach the server just after that statement ended, and stop the release.
  * When the session itself was lost (the server closed it: a statement over MySQL's
- * `max_allowed_packet`, a `KILL`, an idle timeout), the committed lock row is removed from a
- * new connection instead of being left ACTIVE for `mtool unlock`.
+ * `max_allowed_packet`, a `KILL`, an idle timeout; or the network failed), its server session is
+ * ended if it still runs, and the committed lock row is removed from a new connection instead of
+ * being left ACTIVE for `mtool unlock`.
  */
 async function releaseOnce(session: DatabaseSession, run: EngineRunContext | undefined, holder: LockHolder): Promise<void> {
   try {
     await session.lock.release();
   } catch (error) {
     if (error instanceof MtoolError && error.code === 'MTOOL_CONNECTION' && session.lock.held && !session.lock.tentative) {
+      // The server may not know yet and go on with what it was sent: end that session first, so
+      // nothing of this run still runs once another may take the lock.
+      await session.conn.terminate?.();
       await releaseFromSecondConnection(session, holder, 'the connection was lost: lock released from a new connection');
       return;
     }

@@ -630,6 +630,13 @@ export class Executor {
         `Run \`mtool status\` to see which: the transaction also held the tracking row, so a recorded migration committed whole and an unrecorded one left nothing.`;
     } else if (rolledBack) {
       tail = `${what} was rolled back as a whole: none of its statements remain and it was not ${direction === 'rollback' ? 'unrecorded' : 'recorded'}.`;
+    } else if (lostSession(error)) {
+      // Outside a transaction nothing undoes what reached the server, and its answers were lost.
+      const known = executed.length === 0 ? '' : ` (known to have run: ${executed.map((s) => `line ${s.line}: ${statementPreview(s.text, 60)}`).join('; ')})`;
+      tail =
+        `the connection was lost while ${what} ran, so how far the database got is not known here${known}. ` +
+        `Run \`mtool status\` before running the command again: ${direction === 'rollback' ? 'a rollback the database finished removed its record' : 'a migration the database finished is recorded'}; ` +
+        `for one that is not, inspect the database for what its statements did and repair it.`;
     } else if (executed.length === 0) {
       tail = undone.length === 0 ? `no statement of ${what} had run; the tracking table is unchanged.` : `none of the statements of ${what} remain: ${undoneNote}; the tracking table is unchanged.`;
     } else {

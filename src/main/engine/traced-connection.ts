@@ -33,6 +33,7 @@ export function tracedConnection(conn: Connection, log: Logger): Connection {
     ...(conn.queryArrays ? { queryArrays: (sql: string) => run(sql, () => conn.queryArrays!(sql)) } : {}),
     serverVersion: () => conn.serverVersion(),
     ...(conn.cancel ? { cancel: () => conn.cancel!() } : {}),
+    ...(conn.terminate ? { terminate: () => conn.terminate!() } : {}),
     close: () => conn.close(),
   };
 }
