@@ -285,6 +285,14 @@ export interface TrackingSql {
  */
 export type SessionSwitch = 'schema' | 'role' | 'foreign-keys' | 'autocommit';
 
+/** Statements around one migration file that keep its session settings changes to it ({@link Dialect.settingsGuard}). */
+export interface SettingsGuard {
+  /** Run before the file's first statement: keep the current values on the server. */
+  readonly save: readonly string[];
+  /** Run after its last statement (and after a failure): set back what the file changed. */
+  readonly restore: readonly string[];
+}
+
 export interface Dialect {
   readonly type: DatabaseType;
   readonly splitDialect: SplitDialect;
@@ -301,6 +309,13 @@ export interface Dialect {
    * {@link Connection.sessionReset}. Absent: no statement can.
    */
   sessionSwitch?(text: string): SessionSwitch | undefined;
+  /**
+   * For a file whose statements change other settings of the session (`SET sql_mode`,
+   * `SET statement_timeout`, `SET NAMES`): the statements that save them before the file and set
+   * them back after it, so every migration runs with the settings the session opened with, however
+   * many migrations ran before it in the same run. Undefined when the statements change none.
+   */
+  settingsGuard?(statements: readonly { readonly text: string }[]): SettingsGuard | undefined;
   /**
    * Release what the dialect shares between connections (PostgreSQL's pools, the chdb engine
    * slot). Connections must be closed first. Safe to call when nothing was opened.

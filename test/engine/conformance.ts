@@ -393,6 +393,34 @@ export async function conformanceSuite(target: EngineTarget): Promise<void> {
           await queryOnce(target, home.url, `DROP OWNED BY ${role}; DROP ROLE ${role}`);
         }
       });
+
+      it("the session's other settings a migration changes last for that migration only", async () => {
+        const settings =
+          target.type === 'postgresql'
+            ? {
+                set: ["SET statement_timeout = '7s'", "SET TIME ZONE 'Asia/Tokyo'", "SELECT set_config('work_mem', '64MB', false)"],
+                seen: "SELECT current_setting('statement_timeout') || ' ' || current_setting('TimeZone') || ' ' || current_setting('work_mem') AS v",
+              }
+            : {
+                set: ["SET SESSION sql_mode = 'NO_ENGINE_SUBSTITUTION', @@time_zone = '+05:00'", 'SET NAMES latin1'],
+                seen: "SELECT CONCAT_WS(' ', @@SESSION.sql_mode, @@SESSION.time_zone, @@character_set_client, @@collation_connection) AS v",
+              };
+        await project.write('app__0005_settings.sql', migration([...settings.set, target.createTable('st')], ['DROP TABLE st']));
+        await project.write('app__0006_sees.sql', migration([`CREATE TABLE seen AS ${settings.seen}`], ['DROP TABLE seen']));
+        try {
+          const result = await project.run(['migrate']);
+          expect(result.code, explain(result)).toBe(0);
+          const [fresh] = await queryOnce(target, home.url, settings.seen);
+          const [seen] = await queryOnce(target, home.url, 'SELECT v FROM seen');
+          expect(seen!.v).toBe(fresh!.v);
+          expect(String(seen!.v)).not.toMatch(/7s|Tokyo|64MB|\+05:00|latin1/);
+          const back = await project.run(['rollback', '--count', '2']);
+          expect(back.code, explain(back)).toBe(0);
+        } finally {
+          await project.remove('app__0005_settings.sql');
+          await project.remove('app__0006_sees.sql');
+        }
+      });
     });
 
     describe.skipIf(!getDialect(target.type).capabilities.transactions)('a file that begins and ends transactions itself', () => {

@@ -48,6 +48,12 @@ interface TransactionMode {
   ownTransactions?: boolean;
 }
 
+/** mtool's statements around a file that changes its session ({@link Executor#sessionGuard}). */
+interface SessionGuard {
+  before: SqlStatement[];
+  after: SqlStatement[];
+}
+
 /** A migration applied inside the open group: enough to report it, or to apply it again alone. */
 interface GroupMember extends AppliedMigration {
   /** The row a re-run repeatable replaced (update instead of insert). */
@@ -166,7 +172,7 @@ export class Executor {
       // A file with transactions of its own goes alone (after a failure inside one, that one is
       // rolled back), and so does one that switches the session's schema (it is switched back
       // before its tracking row).
-      if (statements.length > 0 && mode.useTransaction === inTransaction && !mode.ownTransactions && this.#sessionReset(statements).length === 0) {
+      if (statements.length > 0 && mode.useTransaction === inTransaction && !mode.ownTransactions && this.#sessionGuard(statements) === undefined) {
         batch.push(file);
         modes.push(mode);
         for (let i = 0; i < statements.length; i++) bytes += statements[i]!.text.length;
@@ -262,23 +268,30 @@ export class Executor {
   }
 
   /**
-   * The statements that switch the session back, to run after the file's last one, for what its
-   * statements switch ({@link Dialect.sessionSwitch}, {@link Connection.sessionReset}); none for
-   * a file that switches nothing.
+   * The statements around a file that keep what it changes in the session to that file: after
+   * its last statement, switching back what its statements switch ({@link Dialect.sessionSwitch},
+   * {@link Connection.sessionReset}); before its first and after its last, saving and setting
+   * back the other settings they change ({@link Dialect.settingsGuard}). Undefined for a file
+   * that changes nothing (applyAll asks for every file of a batch: nothing is allocated then).
    */
-  #sessionReset(statements: readonly SqlStatement[]): SqlStatement[] {
+  #sessionGuard(statements: readonly SqlStatement[]): SessionGuard | undefined {
+    if (statements.length === 0) return undefined;
     const resets = this.#conn.sessionReset;
     const kindOf = this.#dialect.sessionSwitch;
-    if (resets === undefined || kindOf === undefined || statements.length === 0) return [];
-    // Allocated only for a file that switches something: applyAll asks for every file of a batch.
     let kinds: Set<SessionSwitch> | undefined;
-    for (let i = 0; i < statements.length; i++) {
-      const kind = kindOf(statements[i]!.text);
-      if (kind !== undefined) (kinds ??= new Set()).add(kind);
+    if (resets !== undefined && kindOf !== undefined) {
+      for (let i = 0; i < statements.length; i++) {
+        const kind = kindOf(statements[i]!.text);
+        if (kind !== undefined) (kinds ??= new Set()).add(kind);
+      }
     }
-    if (kinds === undefined) return [];
+    const settings = this.#dialect.settingsGuard?.(statements);
+    if (kinds === undefined && settings === undefined) return undefined;
+    const first = statements[0]!;
     const last = statements[statements.length - 1]!;
-    return [...kinds].flatMap((kind) => resets[kind] ?? []).map((text) => ({ text, line: last.line, column: last.column, offset: last.endOffset, endOffset: last.endOffset }));
+    const at = (where: SqlStatement) => (text: string): SqlStatement => ({ text, line: where.line, column: where.column, offset: where.offset, endOffset: where.offset });
+    const after = [...(kinds === undefined ? [] : [...kinds].flatMap((kind) => resets![kind] ?? [])), ...(settings?.restore ?? [])];
+    return { before: (settings?.save ?? []).map(at(first)), after: after.map(at({ ...last, offset: last.endOffset })) };
   }
 
   /** After a failure: the session switched back as it started (a reset that fails is only logged). */
@@ -390,9 +403,11 @@ export class Executor {
   ): Promise<{ durationMs: number; outside: boolean }> {
     const caps = this.#dialect.capabilities;
     const { useTransaction, outside, warning, ownTransactions } = mode ?? (await this.#transactionMode(file, fileStatements, direction));
-    // A file that switches something in the session (its schema, role, ...) switches it back after its last statement.
-    const reset = this.#sessionReset(fileStatements);
-    const statements = reset.length === 0 ? fileStatements : [...fileStatements, ...reset];
+    // A file that changes something in the session (its schema, role, settings) changes it back after its last statement.
+    const guard = this.#sessionGuard(fileStatements);
+    const statements = guard === undefined ? fileStatements : [...guard.before, ...fileStatements, ...guard.after];
+    /** mtool's own statements around the file: not the file's, so never listed as having run. */
+    const own = guard === undefined ? undefined : new Set([...guard.before, ...guard.after]);
     if (warning) this.#log.warn(warning);
     const inSavepoint = useTransaction && grouped && caps.transactionalDdl && caps.savepoints;
     if (!inSavepoint) await this.#commitGroup();
@@ -449,7 +464,7 @@ export class Executor {
         }
         begun = true; // from here on a transaction is open, failed or not
         await this.#execute(file, statement, step);
-        executed.push({ line: statement.line, text: statement.text });
+        if (!own?.has(statement)) executed.push({ line: statement.line, text: statement.text });
       }
       current = undefined;
       const durationMs = performance.now() - started;
@@ -478,7 +493,7 @@ export class Executor {
       const part = failedPart(error);
       if (current && (part === 'record' || part === 'commit')) {
         // The statement ran; recording the migration (or committing it) failed.
-        executed.push({ line: current.line, text: current.text });
+        if (!own?.has(current)) executed.push({ line: current.line, text: current.text });
         current = undefined;
       }
       let rolledBack: boolean | 'unknown' = false;
@@ -494,7 +509,7 @@ export class Executor {
         if ((await this.#endOpenTransaction(file)) && open && caps.transactionalDdl) undone = executed.splice(executed.indexOf(open));
       }
       // Before the lock's release, which looks for mtool's table where the session started.
-      await this.#switchBack(file, reset);
+      await this.#switchBack(file, guard?.after ?? []);
       throw this.#failure(file, direction, error, current, executed, rolledBack, useTransaction, undone);
     }
     if (!inSavepoint) {

@@ -1,0 +1,72 @@
+import type { SettingsGuard } from '../types.js';
+
+/**
+ * A `SET` that may change session variables: not `SET GLOBAL` / `PERSIST` (the server's), nor
+ * `SET PASSWORD`, `SET [DEFAULT] ROLE`, `SET TRANSACTION` (the next transaction only) or MariaDB's
+ * `SET STATEMENT ... FOR` (that statement only).
+ */
+const SET_STATEMENT = /^SET\s+(?!(?:GLOBAL|PERSIST|PERSIST_ONLY|PASSWORD|ROLE|DEFAULT\s+ROLE|TRANSACTION|STATEMENT)\b)/i;
+
+/** What `SET NAMES` and `SET CHARACTER SET` change, in the order they are set back (the collation after its character set). */
+const CHARSET_VARIABLES = ['character_set_client', 'character_set_results', 'character_set_connection', 'collation_connection'];
+
+/**
+ * Variables left as the file sets them: autocommit and foreign_key_checks are put back as
+ * session switches (dialect.ts); the rest hold one value for the next statement, not a setting.
+ */
+const NOT_KEPT = new Set(['autocommit', 'foreign_key_checks', 'insert_id', 'last_insert_id', 'identity', 'rand_seed1', 'rand_seed2']);
+
+/** Set back to the clock (DEFAULT), never to the instant saved. */
+const CLOCK = 'timestamp';
+
+/**
+ * The session variables a file's `SET` statements change, saved in user variables before its
+ * first statement and set back after its last, in statements that travel with the file's own:
+ * `SET @mtool_saved_sql_mode = @@SESSION.sql_mode` ... `SET SESSION sql_mode = @mtool_saved_sql_mode`.
+ */
+export function mysqlSettingsGuard(statements: readonly { readonly text: string }[]): SettingsGuard | undefined {
+  const names = new Set<string>();
+  for (const { text } of statements) if (SET_STATEMENT.test(text)) for (const name of assignedVariables(text)) names.add(name);
+  for (const name of NOT_KEPT) names.delete(name);
+  if (names.size === 0) return undefined;
+  const ordered = [...names].sort((a, b) => order(a) - order(b));
+  const saved = ordered.filter((name) => name !== CLOCK);
+  return {
+    save: saved.length === 0 ? [] : [`SET ${saved.map((name) => `@mtool_saved_${name} = @@SESSION.${name}`).join(', ')}`],
+    restore: [`SET ${ordered.map((name) => (name === CLOCK ? 'SESSION timestamp = DEFAULT' : `SESSION ${name} = @mtool_saved_${name}`)).join(', ')}`],
+  };
+}
+
+const order = (name: string): number => {
+  const i = CHARSET_VARIABLES.indexOf(name);
+  return i < 0 ? -1 : i;
+};
+
+/**
+ * The session variables one `SET` statement assigns: `SET [SESSION | LOCAL] name = value`,
+ * `@@[session. | local.]name = value`, several separated by commas (a `GLOBAL` modifier carries
+ * to the assignments after it until another one), `NAMES ...` and `CHARACTER SET ...`. User
+ * variables (`@name`) are not the session's settings. Lower case, as the server treats them.
+ */
+export function assignedVariables(text: string): string[] {
+  // Quoted text and parenthesised expressions hold no assignment of their own (and may hold commas).
+  let body = text.replace(/^SET\s+/i, '').replace(/'(?:[^'\\]|\\[\s\S]|'')*'|"(?:[^"\\]|\\[\s\S]|"")*"|`(?:[^`]|``)*`/g, "''");
+  for (let previous = ''; previous !== body; ) [previous, body] = [body, body.replace(/\([^()]*\)/g, '()')];
+  const names: string[] = [];
+  let global = false;
+  for (const part of body.split(',')) {
+    const assignment = part.trim();
+    if (/^(?:NAMES|CHARACTER\s+SET|CHARSET)\b/i.test(assignment)) {
+      names.push(...CHARSET_VARIABLES);
+      continue;
+    }
+    const match = /^(?:(GLOBAL|SESSION|LOCAL|PERSIST|PERSIST_ONLY)\s+)?(@@(?:(global|session|local|persist|persist_only)\.)?|@)?([A-Za-z_][A-Za-z0-9_$]*)\s*:?=/i.exec(assignment);
+    if (!match) continue;
+    const [, modifier, at, scope, name] = match;
+    if (at === '@') continue;
+    const explicit = (scope ?? modifier)?.toLowerCase();
+    if (explicit !== undefined) global = explicit !== 'session' && explicit !== 'local';
+    if (!global) names.push(name!.toLowerCase());
+  }
+  return names;
+}

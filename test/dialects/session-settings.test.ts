@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { assignedVariables, mysqlSettingsGuard } from '../../src/dialects/mysql/session-settings.js';
+import { postgresSettingsGuard } from '../../src/dialects/postgresql/session-settings.js';
+
+const statements = (...texts: string[]) => texts.map((text) => ({ text }));
+
+describe('MySQL and MariaDB: the session variables a SET statement assigns', () => {
+  it('reads plain, scoped, @@ and several assignments, skipping user variables, global ones and quoted commas', () => {
+    expect(assignedVariables("SET sql_mode = 'A,B', SESSION time_zone = '+00:00', @x = 1, @@session.wait_timeout = 10, @@LOCAL.net_read_timeout := (1 + 2)")).toEqual([
+      'sql_mode',
+      'time_zone',
+      'wait_timeout',
+      'net_read_timeout',
+    ]);
+    expect(assignedVariables('SET GLOBAL max_connections = 10, wait_timeout = 5, SESSION lock_wait_timeout = 3')).toEqual(['lock_wait_timeout']);
+    expect(assignedVariables("SET @@global.sql_mode = '', @a = CONCAT('x,', 'y=1'), innodb_lock_wait_timeout = 5")).toEqual([]);
+  });
+
+  it('reads SET NAMES and SET CHARACTER SET as the four character set variables', () => {
+    expect(assignedVariables('SET NAMES latin1 COLLATE latin1_bin')).toEqual(['character_set_client', 'character_set_results', 'character_set_connection', 'collation_connection']);
+    expect(assignedVariables('SET CHARACTER SET utf8mb4')).toHaveLength(4);
+  });
+
+  it('saves before the file and sets back after it, the clock to DEFAULT, the collation after its character set', () => {
+    expect(mysqlSettingsGuard(statements('CREATE TABLE t (id int)', "INSERT INTO t VALUES (1)"))).toBeUndefined();
+    expect(mysqlSettingsGuard(statements('SET @counter = 1', 'SET GLOBAL wait_timeout = 10', 'SET TRANSACTION ISOLATION LEVEL SERIALIZABLE', 'SET autocommit = 0'))).toBeUndefined();
+    expect(mysqlSettingsGuard(statements('SET NAMES latin1', "SET sql_mode = ''", 'SET timestamp = 1700000000'))).toEqual({
+      save: [
+        'SET @mtool_saved_sql_mode = @@SESSION.sql_mode, @mtool_saved_character_set_client = @@SESSION.character_set_client, @mtool_saved_character_set_results = @@SESSION.character_set_results, @mtool_saved_character_set_connection = @@SESSION.character_set_connection, @mtool_saved_collation_connection = @@SESSION.collation_connection',
+      ],
+      restore: [
+        'SET SESSION sql_mode = @mtool_saved_sql_mode, SESSION timestamp = DEFAULT, SESSION character_set_client = @mtool_saved_character_set_client, SESSION character_set_results = @mtool_saved_character_set_results, SESSION character_set_connection = @mtool_saved_character_set_connection, SESSION collation_connection = @mtool_saved_collation_connection',
+      ],
+    });
+  });
+});
+
+describe('PostgreSQL: files that change session settings', () => {
+  it('guards SET, RESET, DISCARD ALL and set_config, not SET LOCAL, SET TRANSACTION, SET CONSTRAINTS or a session switch', () => {
+    for (const text of ["SET statement_timeout = '5s'", 'SET SESSION work_mem TO 1024', 'RESET lock_timeout', 'DISCARD ALL', "SELECT set_config('work_mem', '1MB', false)"]) {
+      expect(postgresSettingsGuard(statements(text)), text).toBeDefined();
+    }
+    for (const text of [
+      "SET LOCAL statement_timeout = '5s'",
+      'SET TRANSACTION ISOLATION LEVEL SERIALIZABLE',
+      'SET CONSTRAINTS ALL DEFERRED',
+      'CREATE TABLE settings (id int)',
+      // Session switches, put back on their own (dialect.ts).
+      'SET search_path TO app',
+      'SET SESSION ROLE owner',
+      "SELECT set_config('search_path', 'app', false)",
+    ]) {
+      expect(postgresSettingsGuard(statements(text)), text).toBeUndefined();
+    }
+  });
+});
