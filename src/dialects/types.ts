@@ -285,13 +285,22 @@ export interface TrackingSql {
  */
 export type SessionSwitch = 'schema' | 'role' | 'foreign-keys' | 'autocommit';
 
-/** Statements around one migration file that keep its session settings changes to it ({@link Dialect.settingsGuard}). */
-export interface SettingsGuard {
-  /** Run before the file's first statement: keep the current values on the server. */
-  readonly save: readonly string[];
-  /** Run after its last statement (and after a failure): set back what the file changed. */
-  readonly restore: readonly string[];
-}
+/**
+ * Statements around one migration file that keep its session settings changes to it
+ * ({@link Dialect.settingsGuard}): saved on the server by statements sent with the file's own,
+ * or, where the database has nowhere to keep them (SQLite), read by `capture` before the file runs.
+ */
+export type SettingsGuard =
+  | {
+      /** Run before the file's first statement: keep the current values on the server. */
+      readonly save: readonly string[];
+      /** Run after its last statement (and after a failure): set back what the file changed. */
+      readonly restore: readonly string[];
+    }
+  | {
+      /** Read the current values now; the statements that set them back after the file. */
+      capture(conn: Connection): Promise<{ readonly restore: readonly string[] }>;
+    };
 
 export interface Dialect {
   readonly type: DatabaseType;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { assignedVariables, mysqlSettingsGuard } from '../../src/dialects/mysql/session-settings.js';
 import { postgresSettingsGuard } from '../../src/dialects/postgresql/session-settings.js';
+import { sqliteSettingsGuard } from '../../src/dialects/sqlite/session-settings.js';
 
 const statements = (...texts: string[]) => texts.map((text) => ({ text }));
 
@@ -51,6 +52,17 @@ describe('PostgreSQL: files that change session settings', () => {
       "SELECT set_config('search_path', 'app', false)",
     ]) {
       expect(postgresSettingsGuard(statements(text)), text).toBeUndefined();
+    }
+  });
+});
+
+describe('SQLite: files that set connection PRAGMAs', () => {
+  it('guards settings set with = or (), qualified or not; not foreign_keys, what the file stores, reads or commands', () => {
+    for (const text of ['PRAGMA legacy_alter_table = ON', 'PRAGMA recursive_triggers(1)', 'PRAGMA main.synchronous = OFF', 'pragma query_only=1']) {
+      expect(sqliteSettingsGuard(statements(text)), text).toBeDefined();
+    }
+    for (const text of ['PRAGMA foreign_keys = OFF', 'PRAGMA journal_mode = WAL', 'PRAGMA user_version = 3', 'PRAGMA legacy_alter_table', 'PRAGMA table_info(t)', 'PRAGMA optimize']) {
+      expect(sqliteSettingsGuard(statements(text)), text).toBeUndefined();
     }
   });
 });

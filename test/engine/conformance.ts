@@ -423,6 +423,32 @@ export async function conformanceSuite(target: EngineTarget): Promise<void> {
       });
     });
 
+    describe.skipIf(target.type !== 'sqlite')('a migration that sets connection PRAGMAs', () => {
+      let home: ProvisionedDatabase;
+      let project: TestProject;
+      beforeAll(async () => {
+        home = await provision(target);
+        project = await TestProject.create([{ name: 'app', type: target.type, url: home.url }]);
+      });
+      afterAll(async () => {
+        await project?.dispose();
+        await home?.drop();
+      });
+
+      it('has them for that migration only, and runs outside a transaction where one is refused there (synchronous)', async () => {
+        const seen =
+          'SELECT (SELECT legacy_alter_table FROM pragma_legacy_alter_table()) || (SELECT recursive_triggers FROM pragma_recursive_triggers()) || (SELECT synchronous FROM pragma_synchronous()) AS v';
+        await project.write('app__0001_pragmas.sql', migration(['PRAGMA legacy_alter_table = ON', 'PRAGMA recursive_triggers(1)', 'PRAGMA main.synchronous = OFF', target.createTable('p')], ['DROP TABLE p']));
+        await project.write('app__0002_sees.sql', migration([`CREATE TABLE seen AS ${seen}`], ['DROP TABLE seen']));
+        const result = await project.run(['migrate']);
+        expect(result.code, explain(result)).toBe(0);
+        expect(result.stderr).toContain('app__0001_pragmas.sql: runs outside a transaction: setting PRAGMA synchronous cannot run inside a transaction (line 4)');
+        const [row] = await queryOnce(target, home.url, 'SELECT v FROM seen');
+        // As a connection opens: synchronous FULL (2), the other two off.
+        expect(row!.v).toBe('002');
+      });
+    });
+
     describe.skipIf(!getDialect(target.type).capabilities.transactions)('a file that begins and ends transactions itself', () => {
       let own: ProvisionedDatabase;
       let scripts: TestProject;

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextImmediate } from 'node:timers/promises';
 import { failedPart, failedStep } from '../../dialects/step-part.js';
-import type { Connection, Dialect, ServerVersion, SessionSwitch, StatementStep } from '../../dialects/types.js';
+import type { Connection, Dialect, ServerVersion, SessionSwitch, SettingsGuard, StatementStep } from '../../dialects/types.js';
 import { MtoolError } from '../../errors.js';
 import type { MigrationFile, SqlStatement } from '../../parser/migration-file.js';
 import { firstTransactionControl, unendedTransaction } from '../../parser/transaction-control.js';
@@ -46,6 +46,13 @@ interface TransactionMode {
   warning?: string;
   /** The file begins and ends transactions itself: after a failure, end the one it may have left open. */
   ownTransactions?: boolean;
+}
+
+/** What a file changes in its session ({@link Executor#sessionChanges}). */
+interface SessionChanges {
+  /** Switching back what it switches. */
+  resets: readonly string[];
+  settings: SettingsGuard | undefined;
 }
 
 /** mtool's statements around a file that changes its session ({@link Executor#sessionGuard}). */
@@ -172,7 +179,7 @@ export class Executor {
       // A file with transactions of its own goes alone (after a failure inside one, that one is
       // rolled back), and so does one that switches the session's schema (it is switched back
       // before its tracking row).
-      if (statements.length > 0 && mode.useTransaction === inTransaction && !mode.ownTransactions && this.#sessionGuard(statements) === undefined) {
+      if (statements.length > 0 && mode.useTransaction === inTransaction && !mode.ownTransactions && this.#sessionChanges(statements) === undefined) {
         batch.push(file);
         modes.push(mode);
         for (let i = 0; i < statements.length; i++) bytes += statements[i]!.text.length;
@@ -268,13 +275,12 @@ export class Executor {
   }
 
   /**
-   * The statements around a file that keep what it changes in the session to that file: after
-   * its last statement, switching back what its statements switch ({@link Dialect.sessionSwitch},
-   * {@link Connection.sessionReset}); before its first and after its last, saving and setting
-   * back the other settings they change ({@link Dialect.settingsGuard}). Undefined for a file
-   * that changes nothing (applyAll asks for every file of a batch: nothing is allocated then).
+   * What a file changes in the session that must not outlast it: what its statements switch
+   * ({@link Dialect.sessionSwitch}, put back by {@link Connection.sessionReset} after its last
+   * statement) and the other settings they change ({@link Dialect.settingsGuard}). Undefined for
+   * a file that changes nothing (applyAll asks for every file of a batch: nothing is allocated then).
    */
-  #sessionGuard(statements: readonly SqlStatement[]): SessionGuard | undefined {
+  #sessionChanges(statements: readonly SqlStatement[]): SessionChanges | undefined {
     if (statements.length === 0) return undefined;
     const resets = this.#conn.sessionReset;
     const kindOf = this.#dialect.sessionSwitch;
@@ -287,11 +293,27 @@ export class Executor {
     }
     const settings = this.#dialect.settingsGuard?.(statements);
     if (kinds === undefined && settings === undefined) return undefined;
+    return { resets: kinds === undefined ? [] : [...kinds].flatMap((kind) => resets![kind] ?? []), settings };
+  }
+
+  /**
+   * The statements to run around a file with {@link #sessionChanges}: saving settings before its
+   * first statement, switching back and setting back after its last (placed at those lines for
+   * messages). A guard that reads the values itself (SQLite) reads them now.
+   */
+  async #sessionGuard(changes: SessionChanges, statements: readonly SqlStatement[]): Promise<SessionGuard> {
+    const settings = changes.settings;
+    let save: readonly string[] = [];
+    let restore: readonly string[] = [];
+    if (settings !== undefined && 'capture' in settings) restore = (await settings.capture(this.#conn)).restore;
+    else if (settings !== undefined) ({ save, restore } = settings);
     const first = statements[0]!;
     const last = statements[statements.length - 1]!;
-    const at = (where: SqlStatement) => (text: string): SqlStatement => ({ text, line: where.line, column: where.column, offset: where.offset, endOffset: where.offset });
-    const after = [...(kinds === undefined ? [] : [...kinds].flatMap((kind) => resets![kind] ?? [])), ...(settings?.restore ?? [])];
-    return { before: (settings?.save ?? []).map(at(first)), after: after.map(at({ ...last, offset: last.endOffset })) };
+    const at = (line: number, column: number, offset: number) => (text: string): SqlStatement => ({ text, line, column, offset, endOffset: offset });
+    return {
+      before: save.map(at(first.line, first.column, first.offset)),
+      after: [...changes.resets, ...restore].map(at(last.line, last.column, last.endOffset)),
+    };
   }
 
   /** After a failure: the session switched back as it started (a reset that fails is only logged). */
@@ -404,7 +426,8 @@ export class Executor {
     const caps = this.#dialect.capabilities;
     const { useTransaction, outside, warning, ownTransactions } = mode ?? (await this.#transactionMode(file, fileStatements, direction));
     // A file that changes something in the session (its schema, role, settings) changes it back after its last statement.
-    const guard = this.#sessionGuard(fileStatements);
+    const changes = this.#sessionChanges(fileStatements);
+    const guard = changes === undefined ? undefined : await this.#sessionGuard(changes, fileStatements);
     const statements = guard === undefined ? fileStatements : [...guard.before, ...fileStatements, ...guard.after];
     /** mtool's own statements around the file: not the file's, so never listed as having run. */
     const own = guard === undefined ? undefined : new Set([...guard.before, ...guard.after]);

@@ -19,7 +19,7 @@ interface Rule {
 
 // Statements PostgreSQL (and SQLite, for VACUUM) refuse inside a transaction block, and SQLite
 // pragmas that do nothing inside one (foreign_keys: the table rebuild of SQLite's ALTER TABLE
-// procedure turns the checks off around it) or fail there (journal_mode = WAL).
+// procedure turns the checks off around it) or fail there (journal_mode = WAL, synchronous).
 const RULES: readonly Rule[] = [
   // PRAGMA is SQLite's alone: no other database parses these statements.
   {
@@ -29,6 +29,8 @@ const RULES: readonly Rule[] = [
     applies: () => true,
   },
   { pattern: /^PRAGMA\s+(?:main\.)?journal_mode\b/i, what: 'PRAGMA journal_mode', applies: () => true },
+  // 'Safety level may not be changed inside a transaction'.
+  { pattern: /^PRAGMA\s+(?:\w+\.)?synchronous\s*(?:=|\()/i, what: 'setting PRAGMA synchronous', applies: () => true },
   // SQLite's alone too (PostgreSQL attaches partitions with ALTER TABLE): a database attached in a
   // transaction cannot be detached before it ends ('database x is locked').
   { pattern: /^(?:ATTACH|DETACH)\b/i, what: 'ATTACH/DETACH DATABASE', applies: () => true },

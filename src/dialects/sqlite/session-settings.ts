@@ -1,0 +1,55 @@
+import type { Connection, SettingsGuard } from '../types.js';
+
+/**
+ * The connection settings a migration may set with PRAGMA that change how the statements after
+ * it run (how ALTER TABLE ... RENAME treats views and triggers, whether CHECK constraints and
+ * recursive triggers apply, whether anything may be written, how commits are synced), and that
+ * can be read back. Not here: foreign_keys (a session switch, dialect.ts), what is stored in the
+ * database file itself (journal_mode, user_version, application_id, page_size, auto_vacuum), and
+ * PRAGMAs that are commands (integrity_check, optimize, wal_checkpoint, table_info, ...).
+ */
+const SETTINGS = new Set([
+  'legacy_alter_table',
+  'recursive_triggers',
+  'reverse_unordered_selects',
+  'ignore_check_constraints',
+  'query_only',
+  'writable_schema',
+  'trusted_schema',
+  'defer_foreign_keys',
+  'automatic_index',
+  'cell_size_check',
+  'secure_delete',
+  'synchronous',
+  'temp_store',
+  'cache_size',
+  'busy_timeout',
+]);
+
+/** `PRAGMA [schema.]name = value` or `PRAGMA [schema.]name(value)`: the (qualified) name set. */
+const SETS_PRAGMA = /^PRAGMA\s+((?:(?:"[^"]+"|\w+)\s*\.\s*)?(\w+))\s*(?:=|\()/i;
+
+/**
+ * Read the values of the settings a file's PRAGMAs set, before it runs, and set them back after
+ * it: `PRAGMA legacy_alter_table = 0`.
+ */
+export function sqliteSettingsGuard(statements: readonly { readonly text: string }[]): SettingsGuard | undefined {
+  let names: Set<string> | undefined;
+  for (let i = 0; i < statements.length; i++) {
+    const match = SETS_PRAGMA.exec(statements[i]!.text);
+    if (match && SETTINGS.has(match[2]!.toLowerCase())) (names ??= new Set()).add(match[1]!.replace(/\s+/g, ''));
+  }
+  if (names === undefined) return undefined;
+  const pragmas = [...names];
+  return {
+    async capture(conn: Connection) {
+      const restore: string[] = [];
+      for (const pragma of pragmas) {
+        const { rows } = await conn.query(`PRAGMA ${pragma}`);
+        const value = rows[0] === undefined ? undefined : Object.values(rows[0])[0];
+        if (typeof value === 'number' || typeof value === 'bigint') restore.push(`PRAGMA ${pragma} = ${value}`);
+      }
+      return { restore };
+    },
+  };
+}
