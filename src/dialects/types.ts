@@ -286,11 +286,12 @@ export interface TrackingSql {
 export type SessionSwitch = 'schema' | 'role' | 'foreign-keys' | 'autocommit';
 
 /**
- * Statements around one migration file that keep its session settings changes to it
- * ({@link Dialect.settingsGuard}): saved on the server by statements sent with the file's own,
- * or, where the database has nowhere to keep them (SQLite), read by `capture` before the file runs.
+ * Statements around one migration file that keep to it what it changes in its session besides
+ * {@link SessionSwitch}es: settings (saved on the server by statements sent with the file's own,
+ * or, where the database has nowhere to keep them (SQLite), read by `capture` before the file
+ * runs) and temporary tables (dropped after it).
  */
-export type SettingsGuard =
+export type SessionGuard =
   | {
       /** Run before the file's first statement: keep the current values on the server. */
       readonly save: readonly string[];
@@ -320,11 +321,12 @@ export interface Dialect {
   sessionSwitch?(text: string): SessionSwitch | undefined;
   /**
    * For a file whose statements change other settings of the session (`SET sql_mode`,
-   * `SET statement_timeout`, `SET NAMES`): the statements that save them before the file and set
-   * them back after it, so every migration runs with the settings the session opened with, however
-   * many migrations ran before it in the same run. Undefined when the statements change none.
+   * `SET statement_timeout`, `SET NAMES`, SQLite's connection PRAGMAs) or make temporary tables:
+   * the statements that save the settings before the file, set them back after it and drop what
+   * it left in the session, so every migration runs in the session as it opened, however many
+   * migrations ran before it in the same run. Undefined when the statements change none of that.
    */
-  settingsGuard?(statements: readonly { readonly text: string }[]): SettingsGuard | undefined;
+  sessionGuard?(statements: readonly { readonly text: string }[]): SessionGuard | undefined;
   /**
    * Release what the dialect shares between connections (PostgreSQL's pools, the chdb engine
    * slot). Connections must be closed first. Safe to call when nothing was opened.

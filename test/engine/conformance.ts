@@ -449,6 +449,23 @@ export async function conformanceSuite(target: EngineTarget): Promise<void> {
       });
     });
 
+    it.skipIf(target.type === 'clickhouse')('a temporary table a migration makes is gone for the migrations after it', async () => {
+      const temporary = target.type === 'mysql' || target.type === 'mariadb' ? 'CREATE TEMPORARY TABLE scratch (id integer)' : 'CREATE TEMP TABLE scratch (id integer)';
+      await project.write('app__0004_scratch.sql', migration([temporary, 'INSERT INTO scratch (id) VALUES (1)'], ['SELECT 1']));
+      // Made again: it would exist already if the migration before had left it in the session.
+      await project.write('app__0005_scratch_again.sql', migration([temporary, 'INSERT INTO scratch (id) VALUES (2)'], ['SELECT 1']));
+      try {
+        const result = await project.run(['migrate']);
+        expect(result.code, explain(result)).toBe(0);
+        expect(result.stdout).toContain('app__0005_scratch_again.sql');
+        const back = await project.run(['rollback', '--count', '2']);
+        expect(back.code, explain(back)).toBe(0);
+      } finally {
+        await project.remove('app__0004_scratch.sql');
+        await project.remove('app__0005_scratch_again.sql');
+      }
+    });
+
     describe.skipIf(!getDialect(target.type).capabilities.transactions)('a file that begins and ends transactions itself', () => {
       let own: ProvisionedDatabase;
       let scripts: TestProject;

@@ -2,7 +2,7 @@ import type { SchemaIR } from '../../schema/ir.js';
 import type { Connection, ConnectOptions, Dialect, IntrospectOptions, TrackingSql } from '../types.js';
 import { mariadbFlavour, mysqlFlavour, type MysqlFlavour } from './flavour.js';
 import { mysqlQuoting } from './quoting.js';
-import { mysqlSettingsGuard } from './session-settings.js';
+import { mysqlSessionGuard } from './session-guard.js';
 
 /** `USE db`: the statements after it (and a tracking row written unqualified) go to another database. */
 const SWITCHES_DATABASE = /^USE\b/i;
@@ -27,7 +27,7 @@ export function createMysqlDialect(flavour: MysqlFlavour): Dialect {
     },
     parseServerVersion: (raw) => flavour.parseServerVersion(raw),
     sessionSwitch: (text) => (SWITCHES_DATABASE.test(text) ? 'schema' : SWITCHES_AUTOCOMMIT.test(text) ? 'autocommit' : SWITCHES_FOREIGN_KEYS.test(text) ? 'foreign-keys' : undefined),
-    settingsGuard: mysqlSettingsGuard,
+    sessionGuard: mysqlSessionGuard,
     // One connection is one mysql2 connection: nothing is shared.
     dispose: async () => undefined,
     async introspect(conn: Connection, options?: IntrospectOptions): Promise<SchemaIR> {

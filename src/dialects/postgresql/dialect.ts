@@ -2,7 +2,7 @@ import type { SchemaIR } from '../../schema/ir.js';
 import type { Capabilities, Connection, ConnectOptions, Dialect, IntrospectOptions, ServerVersion, SessionSwitch, TrackingSql } from '../types.js';
 import { parseVersionNumbers } from '../server-version.js';
 import { postgresQuoting } from './quoting.js';
-import { postgresSettingsGuard } from './session-settings.js';
+import { postgresSessionGuard } from './session-guard.js';
 
 /** PostgreSQL: transactional DDL, savepoints, `CREATE INDEX CONCURRENTLY`, schemas, named enums. */
 export const postgresCapabilities: Capabilities = {
@@ -47,7 +47,7 @@ export const postgresDialect: Dialect = {
   parseServerVersion: (raw: string): ServerVersion => parseVersionNumbers(raw, 'postgresql'),
   sessionSwitch: (text: string): SessionSwitch | undefined =>
     SWITCHES_SCHEMA.test(text) ? 'schema' : SWITCHES_ROLE.test(text) ? 'role' : SWITCHES_REPLICATION_ROLE.test(text) ? 'foreign-keys' : undefined,
-  settingsGuard: postgresSettingsGuard,
+  sessionGuard: postgresSessionGuard,
   async dispose(): Promise<void> {
     // No connection was ever made: there are no pools, and no reason to load the driver module.
     if (driver) await (await driver).endPostgresPools();

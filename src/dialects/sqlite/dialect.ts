@@ -2,7 +2,7 @@ import type { SchemaIR } from '../../schema/ir.js';
 import type { Capabilities, Connection, ConnectOptions, Dialect, IntrospectOptions, TrackingSql } from '../types.js';
 import { parseVersionNumbers } from '../server-version.js';
 import { sqliteQuoting } from './quoting.js';
-import { sqliteSettingsGuard } from './session-settings.js';
+import { sqliteSessionGuard } from './session-guard.js';
 
 /** SQLite: transactional DDL and savepoints; no schemas, enums, or concurrent index builds. */
 export const sqliteCapabilities: Capabilities = {
@@ -35,7 +35,7 @@ export const sqliteDialect: Dialect = {
   },
   parseServerVersion: (raw) => parseVersionNumbers(raw, 'sqlite'),
   sessionSwitch: (text) => (SWITCHES_FOREIGN_KEYS.test(text) ? 'foreign-keys' : undefined),
-  settingsGuard: sqliteSettingsGuard,
+  sessionGuard: sqliteSessionGuard,
   // Each connection owns its database handle: nothing is shared.
   dispose: async () => undefined,
   async introspect(conn: Connection, options?: IntrospectOptions): Promise<SchemaIR> {

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextImmediate } from 'node:timers/promises';
 import { failedPart, failedStep } from '../../dialects/step-part.js';
-import type { Connection, Dialect, ServerVersion, SessionSwitch, SettingsGuard, StatementStep } from '../../dialects/types.js';
+import type { Connection, Dialect, ServerVersion, SessionSwitch, SessionGuard, StatementStep } from '../../dialects/types.js';
 import { MtoolError } from '../../errors.js';
 import type { MigrationFile, SqlStatement } from '../../parser/migration-file.js';
 import { firstTransactionControl, unendedTransaction } from '../../parser/transaction-control.js';
@@ -52,11 +52,11 @@ interface TransactionMode {
 interface SessionChanges {
   /** Switching back what it switches. */
   resets: readonly string[];
-  settings: SettingsGuard | undefined;
+  guard: SessionGuard | undefined;
 }
 
-/** mtool's statements around a file that changes its session ({@link Executor#sessionGuard}). */
-interface SessionGuard {
+/** mtool's statements around a file that changes its session ({@link Executor#guardStatements}). */
+interface GuardStatements {
   before: SqlStatement[];
   after: SqlStatement[];
 }
@@ -277,7 +277,8 @@ export class Executor {
   /**
    * What a file changes in the session that must not outlast it: what its statements switch
    * ({@link Dialect.sessionSwitch}, put back by {@link Connection.sessionReset} after its last
-   * statement) and the other settings they change ({@link Dialect.settingsGuard}). Undefined for
+   * statement), and the other settings they change and temporary objects they make
+   * ({@link Dialect.sessionGuard}). Undefined for
    * a file that changes nothing (applyAll asks for every file of a batch: nothing is allocated then).
    */
   #sessionChanges(statements: readonly SqlStatement[]): SessionChanges | undefined {
@@ -291,28 +292,30 @@ export class Executor {
         if (kind !== undefined) (kinds ??= new Set()).add(kind);
       }
     }
-    const settings = this.#dialect.settingsGuard?.(statements);
-    if (kinds === undefined && settings === undefined) return undefined;
-    return { resets: kinds === undefined ? [] : [...kinds].flatMap((kind) => resets![kind] ?? []), settings };
+    const guard = this.#dialect.sessionGuard?.(statements);
+    if (kinds === undefined && guard === undefined) return undefined;
+    return { resets: kinds === undefined ? [] : [...kinds].flatMap((kind) => resets![kind] ?? []), guard };
   }
 
   /**
    * The statements to run around a file with {@link #sessionChanges}: saving settings before its
-   * first statement, switching back and setting back after its last (placed at those lines for
-   * messages). A guard that reads the values itself (SQLite) reads them now.
+   * first statement; setting them back, dropping its temporary objects and switching back after
+   * its last (placed at those lines for messages). A guard that reads the values itself (SQLite)
+   * reads them now.
    */
-  async #sessionGuard(changes: SessionChanges, statements: readonly SqlStatement[]): Promise<SessionGuard> {
-    const settings = changes.settings;
+  async #guardStatements(changes: SessionChanges, statements: readonly SqlStatement[]): Promise<GuardStatements> {
+    const guard = changes.guard;
     let save: readonly string[] = [];
     let restore: readonly string[] = [];
-    if (settings !== undefined && 'capture' in settings) restore = (await settings.capture(this.#conn)).restore;
-    else if (settings !== undefined) ({ save, restore } = settings);
+    if (guard !== undefined && 'capture' in guard) restore = (await guard.capture(this.#conn)).restore;
+    else if (guard !== undefined) ({ save, restore } = guard);
     const first = statements[0]!;
     const last = statements[statements.length - 1]!;
     const at = (line: number, column: number, offset: number) => (text: string): SqlStatement => ({ text, line, column, offset, endOffset: offset });
     return {
       before: save.map(at(first.line, first.column, first.offset)),
-      after: [...changes.resets, ...restore].map(at(last.line, last.column, last.endOffset)),
+      // Settings and temporary objects first: a switch back (USE, SET ROLE) may change where they are.
+      after: [...restore, ...changes.resets].map(at(last.line, last.column, last.endOffset)),
     };
   }
 
@@ -427,7 +430,7 @@ export class Executor {
     const { useTransaction, outside, warning, ownTransactions } = mode ?? (await this.#transactionMode(file, fileStatements, direction));
     // A file that changes something in the session (its schema, role, settings) changes it back after its last statement.
     const changes = this.#sessionChanges(fileStatements);
-    const guard = changes === undefined ? undefined : await this.#sessionGuard(changes, fileStatements);
+    const guard = changes === undefined ? undefined : await this.#guardStatements(changes, fileStatements);
     const statements = guard === undefined ? fileStatements : [...guard.before, ...fileStatements, ...guard.after];
     /** mtool's own statements around the file: not the file's, so never listed as having run. */
     const own = guard === undefined ? undefined : new Set([...guard.before, ...guard.after]);

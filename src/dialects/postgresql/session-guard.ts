@@ -1,4 +1,4 @@
-import type { SettingsGuard } from '../types.js';
+import type { SessionGuard } from '../types.js';
 
 /**
  * Statements that change a setting of the session for the statements after it: `SET` (not
@@ -28,14 +28,24 @@ const SAVED = 'mtool.saved_settings';
  * a rollback undoes both with the file. After a failure that rolled the save back too, the
  * restore finds nothing saved and does nothing.
  */
-const GUARD: SettingsGuard = {
+const GUARD = {
   save: [`SELECT set_config('${SAVED}', (SELECT json_object_agg(name, setting) ${KEPT})::text, false)`],
   restore: [
     `SELECT count(set_config(s.name, saved.value, false)) FROM pg_settings s JOIN json_each_text(current_setting('${SAVED}', true)::json) saved ON saved.key = s.name WHERE s.setting IS DISTINCT FROM saved.value`,
   ],
-};
+} satisfies SessionGuard;
 
-/** {@link import('../types.js').Dialect.settingsGuard} for PostgreSQL. */
-export function postgresSettingsGuard(statements: readonly { readonly text: string }[]): SettingsGuard | undefined {
-  return statements.some((s) => CHANGES_SETTINGS.test(s.text)) ? GUARD : undefined;
+/** Statements that make temporary objects (`CREATE [GLOBAL | LOCAL] TEMP[ORARY] TABLE | VIEW | SEQUENCE`, `SELECT ... INTO TEMP`). */
+const MAKES_TEMPORARY = /^CREATE\s+(?:OR\s+REPLACE\s+)?(?:(?:GLOBAL|LOCAL)\s+)?(?:TEMP|TEMPORARY)\b|^SELECT\b[\s\S]*?\bINTO\s+(?:TEMP|TEMPORARY)\b/i;
+
+/** The session's temporary objects go with the file that made them. */
+const DROP_TEMPORARY = 'DISCARD TEMP';
+
+/** {@link import('../types.js').Dialect.sessionGuard} for PostgreSQL. */
+export function postgresSessionGuard(statements: readonly { readonly text: string }[]): SessionGuard | undefined {
+  const settings = statements.some((s) => CHANGES_SETTINGS.test(s.text));
+  const temporary = statements.some((s) => MAKES_TEMPORARY.test(s.text));
+  if (!settings && !temporary) return undefined;
+  if (!temporary) return GUARD;
+  return { save: settings ? GUARD.save : [], restore: [...(settings ? GUARD.restore : []), DROP_TEMPORARY] };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { assignedVariables, mysqlSettingsGuard } from '../../src/dialects/mysql/session-settings.js';
-import { postgresSettingsGuard } from '../../src/dialects/postgresql/session-settings.js';
-import { sqliteSettingsGuard } from '../../src/dialects/sqlite/session-settings.js';
+import { assignedVariables, mysqlSessionGuard } from '../../src/dialects/mysql/session-guard.js';
+import { postgresSessionGuard } from '../../src/dialects/postgresql/session-guard.js';
+import { sqliteSessionGuard } from '../../src/dialects/sqlite/session-guard.js';
 
 const statements = (...texts: string[]) => texts.map((text) => ({ text }));
 
@@ -23,9 +23,9 @@ describe('MySQL and MariaDB: the session variables a SET statement assigns', () 
   });
 
   it('saves before the file and sets back after it, the clock to DEFAULT, the collation after its character set', () => {
-    expect(mysqlSettingsGuard(statements('CREATE TABLE t (id int)', "INSERT INTO t VALUES (1)"))).toBeUndefined();
-    expect(mysqlSettingsGuard(statements('SET @counter = 1', 'SET GLOBAL wait_timeout = 10', 'SET TRANSACTION ISOLATION LEVEL SERIALIZABLE', 'SET autocommit = 0'))).toBeUndefined();
-    expect(mysqlSettingsGuard(statements('SET NAMES latin1', "SET sql_mode = ''", 'SET timestamp = 1700000000'))).toEqual({
+    expect(mysqlSessionGuard(statements('CREATE TABLE t (id int)', "INSERT INTO t VALUES (1)"))).toBeUndefined();
+    expect(mysqlSessionGuard(statements('SET @counter = 1', 'SET GLOBAL wait_timeout = 10', 'SET TRANSACTION ISOLATION LEVEL SERIALIZABLE', 'SET autocommit = 0'))).toBeUndefined();
+    expect(mysqlSessionGuard(statements('SET NAMES latin1', "SET sql_mode = ''", 'SET timestamp = 1700000000'))).toEqual({
       save: [
         'SET @mtool_saved_sql_mode = @@SESSION.sql_mode, @mtool_saved_character_set_client = @@SESSION.character_set_client, @mtool_saved_character_set_results = @@SESSION.character_set_results, @mtool_saved_character_set_connection = @@SESSION.character_set_connection, @mtool_saved_collation_connection = @@SESSION.collation_connection',
       ],
@@ -39,7 +39,7 @@ describe('MySQL and MariaDB: the session variables a SET statement assigns', () 
 describe('PostgreSQL: files that change session settings', () => {
   it('guards SET, RESET, DISCARD ALL and set_config, not SET LOCAL, SET TRANSACTION, SET CONSTRAINTS or a session switch', () => {
     for (const text of ["SET statement_timeout = '5s'", 'SET SESSION work_mem TO 1024', 'RESET lock_timeout', 'DISCARD ALL', "SELECT set_config('work_mem', '1MB', false)"]) {
-      expect(postgresSettingsGuard(statements(text)), text).toBeDefined();
+      expect(postgresSessionGuard(statements(text)), text).toBeDefined();
     }
     for (const text of [
       "SET LOCAL statement_timeout = '5s'",
@@ -51,7 +51,7 @@ describe('PostgreSQL: files that change session settings', () => {
       'SET SESSION ROLE owner',
       "SELECT set_config('search_path', 'app', false)",
     ]) {
-      expect(postgresSettingsGuard(statements(text)), text).toBeUndefined();
+      expect(postgresSessionGuard(statements(text)), text).toBeUndefined();
     }
   });
 });
@@ -59,10 +59,36 @@ describe('PostgreSQL: files that change session settings', () => {
 describe('SQLite: files that set connection PRAGMAs', () => {
   it('guards settings set with = or (), qualified or not; not foreign_keys, what the file stores, reads or commands', () => {
     for (const text of ['PRAGMA legacy_alter_table = ON', 'PRAGMA recursive_triggers(1)', 'PRAGMA main.synchronous = OFF', 'pragma query_only=1']) {
-      expect(sqliteSettingsGuard(statements(text)), text).toBeDefined();
+      expect(sqliteSessionGuard(statements(text)), text).toBeDefined();
     }
     for (const text of ['PRAGMA foreign_keys = OFF', 'PRAGMA journal_mode = WAL', 'PRAGMA user_version = 3', 'PRAGMA legacy_alter_table', 'PRAGMA table_info(t)', 'PRAGMA optimize']) {
-      expect(sqliteSettingsGuard(statements(text)), text).toBeUndefined();
+      expect(sqliteSessionGuard(statements(text)), text).toBeUndefined();
     }
+  });
+});
+
+describe('temporary tables a file makes are dropped after it', () => {
+  it('PostgreSQL: DISCARD TEMP after a file that makes any, after setting back its settings', () => {
+    expect(postgresSessionGuard(statements('CREATE TEMP TABLE t AS SELECT 1'))).toEqual({ save: [], restore: ['DISCARD TEMP'] });
+    expect(postgresSessionGuard(statements('CREATE GLOBAL TEMPORARY TABLE t (id int)'))?.restore).toEqual(['DISCARD TEMP']);
+    expect(postgresSessionGuard(statements('SELECT * INTO TEMP t FROM x'))?.restore).toEqual(['DISCARD TEMP']);
+    const both = postgresSessionGuard(statements("SET work_mem = '1GB'", 'CREATE TEMPORARY VIEW v AS SELECT 1'));
+    expect(both && 'restore' in both ? both.restore.at(-1) : undefined).toBe('DISCARD TEMP');
+    expect(postgresSessionGuard(statements('CREATE TABLE temp (id int)', 'SELECT * INTO backup FROM t'))).toBeUndefined();
+  });
+
+  it('MySQL and MariaDB: each temporary table by its name, as written', () => {
+    expect(mysqlSessionGuard(statements('CREATE TEMPORARY TABLE IF NOT EXISTS `tmp ids` AS SELECT 1', 'CREATE TEMPORARY TABLE shop.t2 (id int)'))).toEqual({
+      save: [],
+      restore: ['DROP TEMPORARY TABLE IF EXISTS `tmp ids`, shop.t2'],
+    });
+    expect(mysqlSessionGuard(statements('CREATE TABLE temporary_things (id int)'))).toBeUndefined();
+  });
+
+  it('SQLite: temporary tables, views and triggers in the temp schema, the last made first', () => {
+    expect(sqliteSessionGuard(statements('CREATE TEMP TABLE t (id int)', 'CREATE TEMPORARY VIEW IF NOT EXISTS temp."v 1" AS SELECT 1'))).toEqual({
+      save: [],
+      restore: ['DROP VIEW IF EXISTS temp."v 1"', 'DROP TABLE IF EXISTS temp.t'],
+    });
   });
 });

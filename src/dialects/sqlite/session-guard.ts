@@ -1,4 +1,4 @@
-import type { Connection, SettingsGuard } from '../types.js';
+import type { Connection, SessionGuard } from '../types.js';
 
 /**
  * The connection settings a migration may set with PRAGMA that change how the statements after
@@ -29,17 +29,27 @@ const SETTINGS = new Set([
 /** `PRAGMA [schema.]name = value` or `PRAGMA [schema.]name(value)`: the (qualified) name set. */
 const SETS_PRAGMA = /^PRAGMA\s+((?:(?:"[^"]+"|\w+)\s*\.\s*)?(\w+))\s*(?:=|\()/i;
 
+/** `CREATE TEMP[ORARY] TABLE | VIEW | TRIGGER [IF NOT EXISTS] [temp.]name`: what it makes and its name. */
+const MAKES_TEMPORARY = /^CREATE\s+(?:TEMP|TEMPORARY)\s+(TABLE|VIEW|TRIGGER)\s+(?:IF\s+NOT\s+EXISTS\s+)?(?:temp\s*\.\s*)?("(?:[^"]|"")+"|\[[^\]]+\]|`(?:[^`]|``)+`|\w+)/i;
+
 /**
  * Read the values of the settings a file's PRAGMAs set, before it runs, and set them back after
- * it: `PRAGMA legacy_alter_table = 0`.
+ * it (`PRAGMA legacy_alter_table = 0`); drop the temporary tables, views and triggers it makes.
  */
-export function sqliteSettingsGuard(statements: readonly { readonly text: string }[]): SettingsGuard | undefined {
+export function sqliteSessionGuard(statements: readonly { readonly text: string }[]): SessionGuard | undefined {
   let names: Set<string> | undefined;
+  let drops: string[] | undefined;
   for (let i = 0; i < statements.length; i++) {
-    const match = SETS_PRAGMA.exec(statements[i]!.text);
+    const text = statements[i]!.text;
+    const match = SETS_PRAGMA.exec(text);
     if (match && SETTINGS.has(match[2]!.toLowerCase())) (names ??= new Set()).add(match[1]!.replace(/\s+/g, ''));
+    const made = MAKES_TEMPORARY.exec(text);
+    if (made) (drops ??= []).push(`DROP ${made[1]!.toUpperCase()} IF EXISTS temp.${made[2]}`);
   }
-  if (names === undefined) return undefined;
+  if (names === undefined && drops === undefined) return undefined;
+  // A trigger goes with its table: views and triggers first, in reverse order of their making.
+  const dropped = (drops ?? []).reverse();
+  if (names === undefined) return { save: [], restore: dropped };
   const pragmas = [...names];
   return {
     async capture(conn: Connection) {
@@ -49,7 +59,7 @@ export function sqliteSettingsGuard(statements: readonly { readonly text: string
         const value = rows[0] === undefined ? undefined : Object.values(rows[0])[0];
         if (typeof value === 'number' || typeof value === 'bigint') restore.push(`PRAGMA ${pragma} = ${value}`);
       }
-      return { restore };
+      return { restore: [...restore, ...dropped] };
     },
   };
 }

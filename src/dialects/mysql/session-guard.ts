@@ -1,4 +1,4 @@
-import type { SettingsGuard } from '../types.js';
+import type { SessionGuard } from '../types.js';
 
 /**
  * A `SET` that may change session variables: not `SET GLOBAL` / `PERSIST` (the server's), nor
@@ -22,20 +22,32 @@ const CLOCK = 'timestamp';
 /**
  * The session variables a file's `SET` statements change, saved in user variables before its
  * first statement and set back after its last, in statements that travel with the file's own:
- * `SET @mtool_saved_sql_mode = @@SESSION.sql_mode` ... `SET SESSION sql_mode = @mtool_saved_sql_mode`.
+ * `SET @mtool_saved_sql_mode = @@SESSION.sql_mode` ... `SET SESSION sql_mode = @mtool_saved_sql_mode`;
+ * and the temporary tables it makes, dropped after it.
  */
-export function mysqlSettingsGuard(statements: readonly { readonly text: string }[]): SettingsGuard | undefined {
+export function mysqlSessionGuard(statements: readonly { readonly text: string }[]): SessionGuard | undefined {
   const names = new Set<string>();
-  for (const { text } of statements) if (SET_STATEMENT.test(text)) for (const name of assignedVariables(text)) names.add(name);
+  const temporary = new Set<string>();
+  for (const { text } of statements) {
+    if (SET_STATEMENT.test(text)) for (const name of assignedVariables(text)) names.add(name);
+    const made = MAKES_TEMPORARY.exec(text);
+    if (made) temporary.add(made[1]!);
+  }
   for (const name of NOT_KEPT) names.delete(name);
-  if (names.size === 0) return undefined;
+  if (names.size === 0 && temporary.size === 0) return undefined;
   const ordered = [...names].sort((a, b) => order(a) - order(b));
   const saved = ordered.filter((name) => name !== CLOCK);
   return {
     save: saved.length === 0 ? [] : [`SET ${saved.map((name) => `@mtool_saved_${name} = @@SESSION.${name}`).join(', ')}`],
-    restore: [`SET ${ordered.map((name) => (name === CLOCK ? 'SESSION timestamp = DEFAULT' : `SESSION ${name} = @mtool_saved_${name}`)).join(', ')}`],
+    restore: [
+      ...(ordered.length === 0 ? [] : [`SET ${ordered.map((name) => (name === CLOCK ? 'SESSION timestamp = DEFAULT' : `SESSION ${name} = @mtool_saved_${name}`)).join(', ')}`]),
+      ...(temporary.size === 0 ? [] : [`DROP TEMPORARY TABLE IF EXISTS ${[...temporary].join(', ')}`]),
+    ],
   };
 }
+
+/** `CREATE TEMPORARY TABLE [IF NOT EXISTS] name`: the table (as written, maybe qualified), dropped after the file. */
+const MAKES_TEMPORARY = /^CREATE\s+TEMPORARY\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?((?:`(?:[^`]|``)+`|[\w$]+)(?:\s*\.\s*(?:`(?:[^`]|``)+`|[\w$]+))?)/i;
 
 const order = (name: string): number => {
   const i = CHARSET_VARIABLES.indexOf(name);
