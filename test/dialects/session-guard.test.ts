@@ -70,8 +70,8 @@ describe('SQLite: files that set connection PRAGMAs', () => {
 describe('temporary tables a file makes are dropped after it', () => {
   it('PostgreSQL: DISCARD TEMP after a file that makes any, after setting back its settings', () => {
     expect(postgresSessionGuard(statements('CREATE TEMP TABLE t AS SELECT 1'))).toEqual({ save: [], restore: ['DISCARD TEMP'] });
-    expect(postgresSessionGuard(statements('CREATE GLOBAL TEMPORARY TABLE t (id int)'))?.restore).toEqual(['DISCARD TEMP']);
-    expect(postgresSessionGuard(statements('SELECT * INTO TEMP t FROM x'))?.restore).toEqual(['DISCARD TEMP']);
+    expect(postgresSessionGuard(statements('CREATE GLOBAL TEMPORARY TABLE t (id int)'))).toEqual({ save: [], restore: ['DISCARD TEMP'] });
+    expect(postgresSessionGuard(statements('SELECT * INTO TEMP t FROM x'))).toEqual({ save: [], restore: ['DISCARD TEMP'] });
     const both = postgresSessionGuard(statements("SET work_mem = '1GB'", 'CREATE TEMPORARY VIEW v AS SELECT 1'));
     expect(both && 'restore' in both ? both.restore.at(-1) : undefined).toBe('DISCARD TEMP');
     expect(postgresSessionGuard(statements('CREATE TABLE temp (id int)', 'SELECT * INTO backup FROM t'))).toBeUndefined();
