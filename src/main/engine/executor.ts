@@ -177,8 +177,8 @@ export class Executor {
       const statements = file.upgrade;
       const mode = await this.#transactionMode(file, statements, 'upgrade');
       // A file with transactions of its own goes alone (after a failure inside one, that one is
-      // rolled back), and so does one that switches the session's schema (it is switched back
-      // before its tracking row).
+      // rolled back), and so does one that changes its session (its schema, settings, temporary
+      // tables: put back before its tracking row).
       if (statements.length > 0 && mode.useTransaction === inTransaction && !mode.ownTransactions && this.#sessionChanges(statements) === undefined) {
         batch.push(file);
         modes.push(mode);
@@ -278,8 +278,8 @@ export class Executor {
    * What a file changes in the session that must not outlast it: what its statements switch
    * ({@link Dialect.sessionSwitch}, put back by {@link Connection.sessionReset} after its last
    * statement), and the other settings they change and temporary objects they make
-   * ({@link Dialect.sessionGuard}). Undefined for
-   * a file that changes nothing (applyAll asks for every file of a batch: nothing is allocated then).
+   * ({@link Dialect.sessionGuard}). Undefined for a file that changes nothing (applyAll asks for
+   * every file of a batch: nothing is allocated then).
    */
   #sessionChanges(statements: readonly SqlStatement[]): SessionChanges | undefined {
     if (statements.length === 0) return undefined;
@@ -428,7 +428,7 @@ export class Executor {
   ): Promise<{ durationMs: number; outside: boolean }> {
     const caps = this.#dialect.capabilities;
     const { useTransaction, outside, warning, ownTransactions } = mode ?? (await this.#transactionMode(file, fileStatements, direction));
-    // A file that changes something in the session (its schema, role, settings) changes it back after its last statement.
+    // A file that changes something in the session (its schema, role, settings, temporary tables) changes it back after its last statement.
     const changes = this.#sessionChanges(fileStatements);
     const guard = changes === undefined ? undefined : await this.#guardStatements(changes, fileStatements);
     const statements = guard === undefined ? fileStatements : [...guard.before, ...fileStatements, ...guard.after];
