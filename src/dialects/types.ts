@@ -328,6 +328,12 @@ export interface Dialect {
    */
   sessionGuard?(statements: readonly { readonly text: string }[]): SessionGuard | undefined;
   /**
+   * Where DDL is not transactional (MySQL, MariaDB): whether the server commits the open
+   * transaction before running this statement (DDL, LOCK TABLES, GRANT, ...). A file in a
+   * transaction that fails before any such statement ran is rolled back whole.
+   */
+  commitsImplicitly?(text: string): boolean;
+  /**
    * Release what the dialect shares between connections (PostgreSQL's pools, the chdb engine
    * slot). Connections must be closed first. Safe to call when nothing was opened.
    */

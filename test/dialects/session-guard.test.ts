@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { assignedVariables, mysqlSessionGuard } from '../../src/dialects/mysql/session-guard.js';
+import { getDialect } from '../../src/dialects/index.js';
+import { assignedVariables, executed, mysqlSessionGuard } from '../../src/dialects/mysql/session-guard.js';
 import { postgresSessionGuard } from '../../src/dialects/postgresql/session-guard.js';
 import { sqliteSessionGuard } from '../../src/dialects/sqlite/session-guard.js';
 
@@ -90,5 +91,28 @@ describe('temporary tables a file makes are dropped after it', () => {
       save: [],
       restore: ['DROP VIEW IF EXISTS temp."v 1"', 'DROP TABLE IF EXISTS temp.t'],
     });
+  });
+});
+
+describe('MySQL and MariaDB: executable comments, locked tables, implicit commits', () => {
+  it('reads the statement an executable comment holds, as the server runs it', () => {
+    expect(executed('/*!40101 SET NAMES utf8mb4 */')).toBe('SET NAMES utf8mb4');
+    expect(executed('/*M!100100 SET sql_mode = 1 */')).toBe('SET sql_mode = 1');
+    expect(executed('/* a comment */ SELECT 1')).toBe('/* a comment */ SELECT 1');
+    expect(mysqlSessionGuard(statements("/*!40101 SET SQL_MODE='' */"))).toBeDefined();
+  });
+
+  it('unlocks tables a file locked, before anything else after it', () => {
+    expect(mysqlSessionGuard(statements('LOCK TABLES t WRITE', 'SET sql_mode = 1'))).toMatchObject({ restore: ['UNLOCK TABLES', 'SET SESSION sql_mode = @mtool_saved_sql_mode'] });
+  });
+
+  it('knows which statements commit the open transaction before they run', () => {
+    const commits = getDialect('mariadb').commitsImplicitly!;
+    for (const text of ['CREATE TABLE t (id int)', 'ALTER TABLE t ADD c int', 'DROP INDEX i ON t', 'TRUNCATE t', 'LOCK TABLES t WRITE', 'GRANT SELECT ON t TO u', 'SET autocommit = 1', '/*!40000 ALTER TABLE `t` DISABLE KEYS */']) {
+      expect(commits(text), text).toBe(true);
+    }
+    for (const text of ['INSERT INTO t VALUES (1)', 'UPDATE t SET a = 1', 'CREATE TEMPORARY TABLE x (id int)', "SET sql_mode = ''", 'SELECT 1']) {
+      expect(commits(text), text).toBe(false);
+    }
   });
 });

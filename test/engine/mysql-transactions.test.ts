@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { TestProject, explain, migration } from './support/project.js';
-import { TARGETS, provision, rowCount, targetReachable, type ProvisionedDatabase } from './support/targets.js';
+import { TARGETS, provision, queryOnce, rowCount, targetReachable, type ProvisionedDatabase } from './support/targets.js';
 
 /**
  * MySQL and MariaDB commit implicitly at DDL, so a file that starts with DDL runs without a
@@ -31,7 +31,38 @@ for (const target of TARGETS.filter((t) => t.type === 'mysql' || t.type === 'mar
       const dml = await project.run(['migrate', '--debug-level', 'trace']);
       expect(dml.code, explain(dml)).toBe(1);
       expect(dml.stderr).toMatch(/SQL \([^)]*\): BEGIN/);
+      expect(dml.stderr).toContain('migration app__0002_rows.sql was rolled back as a whole: none of its statements remain and it was not recorded');
       expect(await rowCount(target, db.url, 't')).toBe(0);
+    });
+
+    it('says what may remain of a file in a transaction when a statement in it committed that transaction', async () => {
+      db = await provision(target);
+      project = await TestProject.create([{ name: 'app', type: target.type, url: db.url }]);
+      await project.write('app__0001_t.sql', migration([target.createTable('t')], ['DROP TABLE t']));
+      // The INSERT opens the transaction, the CREATE TABLE commits it before failing.
+      await project.write('app__0002_mixed.sql', migration([target.insertNext('t', 'one'), target.createTable('t')], ['DELETE FROM t']));
+      const result = await project.run(['migrate']);
+      expect(result.code, explain(result)).toBe(1);
+      expect(result.stderr).toMatch(/statements of migration app__0002_mixed\.sql that already ran: line 2: INSERT INTO t .*DDL statements commit at once/);
+      expect(await rowCount(target, db.url, 't')).toBe(1);
+    });
+
+    it('unlocks the tables a migration locked (LOCK TABLES without UNLOCK TABLES), and sees into executable comments', async () => {
+      db = await provision(target);
+      project = await TestProject.create([{ name: 'app', type: target.type, url: db.url }]);
+      await project.write('app__0001_t.sql', migration([target.createTable('t')], ['DROP TABLE t']));
+      await project.write('app__0002_locked.sql', migration(['LOCK TABLES t WRITE', "INSERT INTO t (id, name) VALUES (1, 'one')"], ['DELETE FROM t']));
+      // As mysqldump writes them: the server runs what the comment holds.
+      await project.write('app__0003_dump_style.sql', migration(["/*!40101 SET SQL_MODE='NO_AUTO_VALUE_ON_ZERO' */", '/*!40014 SET FOREIGN_KEY_CHECKS=0 */', "INSERT INTO t (id, name) VALUES (2, 'two')"], ['DELETE FROM t']));
+      await project.write('app__0004_sees.sql', migration(['CREATE TABLE seen AS SELECT @@SESSION.sql_mode AS mode, @@foreign_key_checks AS fk'], ['DROP TABLE seen']));
+      const result = await project.run(['migrate']);
+      expect(result.code, explain(result)).toBe(0);
+      expect(await rowCount(target, db.url, 't')).toBe(2);
+      const [seen] = await queryOnce(target, db.url, 'SELECT mode, fk FROM seen');
+      const [fresh] = await queryOnce(target, db.url, 'SELECT @@SESSION.sql_mode AS mode, @@foreign_key_checks AS fk');
+      expect(seen).toEqual(fresh);
+      const lock = await project.run(['lock-status']);
+      expect(lock.stdout.split('\n')[0], explain(lock)).toBe('Migration lock: INACTIVE');
     });
   });
 }

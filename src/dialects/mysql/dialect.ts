@@ -2,7 +2,7 @@ import type { SchemaIR } from '../../schema/ir.js';
 import type { Connection, ConnectOptions, Dialect, IntrospectOptions, TrackingSql } from '../types.js';
 import { mariadbFlavour, mysqlFlavour, type MysqlFlavour } from './flavour.js';
 import { mysqlQuoting } from './quoting.js';
-import { mysqlSessionGuard } from './session-guard.js';
+import { executed, mysqlSessionGuard } from './session-guard.js';
 
 /** `USE db`: the statements after it (and a tracking row written unqualified) go to another database. */
 const SWITCHES_DATABASE = /^USE\b/i;
@@ -13,6 +13,14 @@ const SWITCHES_DATABASE = /^USE\b/i;
 const SWITCHES_AUTOCOMMIT = /^SET\b[\s\S]*?(?:^|[\s,.@])autocommit\s*(?:=|:=)/i;
 /** `SET foreign_key_checks = 0`: the migrations after it would not be checked either. */
 const SWITCHES_FOREIGN_KEYS = /^SET\b[\s\S]*?(?:^|[\s,.@])foreign_key_checks\s*(?:=|:=)/i;
+
+/**
+ * Statements before which the server commits the open transaction: DDL (not on temporary
+ * tables), LOCK / UNLOCK TABLES, account and privilege statements, table maintenance, FLUSH,
+ * RESET, plugins, a new transaction, `SET autocommit = 1`, and the key cache statements.
+ */
+const COMMITS_IMPLICITLY =
+  /^(?:(?:CREATE|ALTER|DROP)\s+(?!TEMPORARY\b)|(?:RENAME|TRUNCATE|LOCK|UNLOCK|GRANT|REVOKE|ANALYZE|OPTIMIZE|REPAIR|CHECK|FLUSH|RESET|INSTALL|UNINSTALL|BEGIN|START|COMMIT|CACHE\s+INDEX|LOAD\s+INDEX)\b|SET\s+(?:PASSWORD\b|(?:SESSION\s+|@@(?:SESSION\.)?)?autocommit\s*:?=))/i;
 
 /** Build the dialect of one flavour: the driver, quoting and splitter are the same for both. */
 export function createMysqlDialect(flavour: MysqlFlavour): Dialect {
@@ -26,8 +34,12 @@ export function createMysqlDialect(flavour: MysqlFlavour): Dialect {
       return connectMysql(options, flavour);
     },
     parseServerVersion: (raw) => flavour.parseServerVersion(raw),
-    sessionSwitch: (text) => (SWITCHES_DATABASE.test(text) ? 'schema' : SWITCHES_AUTOCOMMIT.test(text) ? 'autocommit' : SWITCHES_FOREIGN_KEYS.test(text) ? 'foreign-keys' : undefined),
+    sessionSwitch: (statement) => {
+      const text = executed(statement);
+      return SWITCHES_DATABASE.test(text) ? 'schema' : SWITCHES_AUTOCOMMIT.test(text) ? 'autocommit' : SWITCHES_FOREIGN_KEYS.test(text) ? 'foreign-keys' : undefined;
+    },
     sessionGuard: mysqlSessionGuard,
+    commitsImplicitly: (statement) => COMMITS_IMPLICITLY.test(executed(statement)),
     // One connection is one mysql2 connection: nothing is shared.
     dispose: async () => undefined,
     async introspect(conn: Connection, options?: IntrospectOptions): Promise<SchemaIR> {

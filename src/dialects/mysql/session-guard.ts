@@ -23,27 +23,45 @@ const CLOCK = 'timestamp';
  * The session variables a file's `SET` statements change, saved in user variables before its
  * first statement and set back after its last, in statements that travel with the file's own:
  * `SET @mtool_saved_sql_mode = @@SESSION.sql_mode` ... `SET SESSION sql_mode = @mtool_saved_sql_mode`;
- * and the temporary tables it makes, dropped after it.
+ * the temporary tables it makes, dropped after it; tables it locks, unlocked after it.
  */
 export function mysqlSessionGuard(statements: readonly { readonly text: string }[]): SessionGuard | undefined {
   const names = new Set<string>();
   const temporary = new Set<string>();
-  for (const { text } of statements) {
+  let locks = false;
+  for (const statement of statements) {
+    const text = executed(statement.text);
     if (SET_STATEMENT.test(text)) for (const name of assignedVariables(text)) names.add(name);
     const made = MAKES_TEMPORARY.exec(text);
     if (made) temporary.add(made[1]!);
+    locks ||= LOCKS_TABLES.test(text);
   }
   for (const name of NOT_KEPT) names.delete(name);
-  if (names.size === 0 && temporary.size === 0) return undefined;
+  if (names.size === 0 && temporary.size === 0 && !locks) return undefined;
   const ordered = [...names].sort((a, b) => order(a) - order(b));
   const saved = ordered.filter((name) => name !== CLOCK);
   return {
     save: saved.length === 0 ? [] : [`SET ${saved.map((name) => `@mtool_saved_${name} = @@SESSION.${name}`).join(', ')}`],
     restore: [
+      // First: while tables are locked, nothing else may be touched (mtool's tracking table included).
+      ...(locks ? ['UNLOCK TABLES'] : []),
       ...(ordered.length === 0 ? [] : [`SET ${ordered.map((name) => (name === CLOCK ? 'SESSION timestamp = DEFAULT' : `SESSION ${name} = @mtool_saved_${name}`)).join(', ')}`]),
       ...(temporary.size === 0 ? [] : [`DROP TEMPORARY TABLE IF EXISTS ${[...temporary].join(', ')}`]),
     ],
   };
+}
+
+/** `LOCK TABLES` / `LOCK TABLE`: until UNLOCK TABLES the session may use no other table. */
+const LOCKS_TABLES = /^LOCK\s+TABLES?\b/i;
+
+/**
+ * The statement an executable comment holds (`/*!40101 SET NAMES utf8mb4 *\/`, `/*M!100100 ... *\/`,
+ * as mysqldump and mariadb-dump write them), which the server runs; any other statement as it is.
+ */
+export function executed(text: string): string {
+  if (!text.startsWith('/*')) return text;
+  const inner = /^\/\*M?!\d*\s*([\s\S]*?)\s*\*\/\s*$/.exec(text);
+  return inner ? inner[1]! : text;
 }
 
 /** `CREATE TEMPORARY TABLE [IF NOT EXISTS] name`: the table (as written, maybe qualified), dropped after the file. */

@@ -445,6 +445,8 @@ export class Executor {
     /** After a failure: what ran inside the file's own open transaction, rolled back with it. */
     let undone: ExecutedStatement[] = [];
     let current: SqlStatement | undefined;
+    /** How many of `statements` (mtool's own around the file included) ran. */
+    let ran = 0;
     let member: GroupMember | undefined;
     let result: { durationMs: number; outside: boolean };
     const started = performance.now();
@@ -490,6 +492,7 @@ export class Executor {
         }
         begun = true; // from here on a transaction is open, failed or not
         await this.#execute(file, statement, step);
+        ran++;
         if (!own?.has(statement)) executed.push({ line: statement.line, text: statement.text });
       }
       current = undefined;
@@ -527,7 +530,10 @@ export class Executor {
         rolledBack = await this.#abandonSavepoint(file);
       } else if (useTransaction && begun) {
         const ended = await this.#rollbackAfter(file, error);
-        rolledBack = caps.transactionalDdl && ended;
+        // Without transactional DDL the rollback undid the file only if nothing committed it on
+        // the way, the failing statement included (the server commits before running it).
+        const committed = (s: { text: string }) => this.#dialect.commitsImplicitly?.(s.text) ?? true;
+        rolledBack = caps.transactionalDdl ? ended : ended === true && !statements.slice(0, ran).some(committed) && !(current !== undefined && committed(current));
       } else if (ownTransactions) {
         // What ran since the file's last unended BEGIN goes with that transaction, where DDL is
         // transactional; the rest of what ran stays.
