@@ -116,3 +116,15 @@ describe('MySQL and MariaDB: executable comments, locked tables, implicit commit
     }
   });
 });
+
+describe('locks a file takes for the session are released after it', () => {
+  it('PostgreSQL: session advisory locks, not the transaction ones', () => {
+    expect(postgresSessionGuard(statements('SELECT pg_advisory_lock(42)'))).toEqual({ save: [], restore: ['SELECT pg_advisory_unlock_all()'] });
+    expect(postgresSessionGuard(statements('SELECT pg_try_advisory_lock_shared(1, 2)'))).toEqual({ save: [], restore: ['SELECT pg_advisory_unlock_all()'] });
+    expect(postgresSessionGuard(statements('SELECT pg_advisory_xact_lock(42)'))).toBeUndefined();
+  });
+
+  it('MySQL and MariaDB: named locks', () => {
+    expect(mysqlSessionGuard(statements("DO GET_LOCK('backfill', 10)"))).toEqual({ save: [], restore: ['DO RELEASE_ALL_LOCKS()'] });
+  });
+});

@@ -394,6 +394,26 @@ export async function conformanceSuite(target: EngineTarget): Promise<void> {
         }
       });
 
+      it('a lock a migration takes for the session is released after it', async () => {
+        const [take, held] =
+          target.type === 'postgresql'
+            ? ['SELECT pg_advisory_lock(4242)', "SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()"]
+            : ["DO GET_LOCK('mtool_test_backfill', 5)", "SELECT count(*) AS n FROM (SELECT IS_USED_LOCK('mtool_test_backfill') AS holder) h WHERE holder = CONNECTION_ID()"];
+        await project.write('app__0005_takes_lock.sql', migration([take], ['SELECT 1']));
+        await project.write('app__0006_sees.sql', migration([`CREATE TABLE held AS ${held}`], ['DROP TABLE held']));
+        try {
+          const result = await project.run(['migrate']);
+          expect(result.code, explain(result)).toBe(0);
+          const [row] = await queryOnce(target, home.url, 'SELECT n FROM held');
+          expect(Number(row!.n)).toBe(0);
+          const back = await project.run(['rollback', '--count', '2']);
+          expect(back.code, explain(back)).toBe(0);
+        } finally {
+          await project.remove('app__0005_takes_lock.sql');
+          await project.remove('app__0006_sees.sql');
+        }
+      });
+
       it("the session's other settings a migration changes last for that migration only", async () => {
         const settings =
           target.type === 'postgresql'

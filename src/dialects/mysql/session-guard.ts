@@ -23,21 +23,23 @@ const CLOCK = 'timestamp';
  * The session variables a file's `SET` statements change, saved in user variables before its
  * first statement and set back after its last, in statements that travel with the file's own:
  * `SET @mtool_saved_sql_mode = @@SESSION.sql_mode` ... `SET SESSION sql_mode = @mtool_saved_sql_mode`;
- * the temporary tables it makes, dropped after it; tables it locks, unlocked after it.
+ * the temporary tables it makes, dropped after it; tables and named locks it takes, released after it.
  */
 export function mysqlSessionGuard(statements: readonly { readonly text: string }[]): SessionGuard | undefined {
   const names = new Set<string>();
   const temporary = new Set<string>();
   let locks = false;
+  let named = false;
   for (const statement of statements) {
     const text = executed(statement.text);
     if (SET_STATEMENT.test(text)) for (const name of assignedVariables(text)) names.add(name);
     const made = MAKES_TEMPORARY.exec(text);
     if (made) temporary.add(made[1]!);
     locks ||= LOCKS_TABLES.test(text);
+    named ||= TAKES_NAMED_LOCK.test(text);
   }
   for (const name of NOT_KEPT) names.delete(name);
-  if (names.size === 0 && temporary.size === 0 && !locks) return undefined;
+  if (names.size === 0 && temporary.size === 0 && !locks && !named) return undefined;
   const ordered = [...names].sort((a, b) => order(a) - order(b));
   const saved = ordered.filter((name) => name !== CLOCK);
   return {
@@ -47,9 +49,13 @@ export function mysqlSessionGuard(statements: readonly { readonly text: string }
       ...(locks ? ['UNLOCK TABLES'] : []),
       ...(ordered.length === 0 ? [] : [`SET ${ordered.map((name) => (name === CLOCK ? 'SESSION timestamp = DEFAULT' : `SESSION ${name} = @mtool_saved_${name}`)).join(', ')}`]),
       ...(temporary.size === 0 ? [] : [`DROP TEMPORARY TABLE IF EXISTS ${[...temporary].join(', ')}`]),
+      ...(named ? ['DO RELEASE_ALL_LOCKS()'] : []),
     ],
   };
 }
+
+/** `GET_LOCK(name, timeout)`: a named lock held until released or the session ends (the end of the run). */
+const TAKES_NAMED_LOCK = /\bGET_LOCK\s*\(/i;
 
 /** `LOCK TABLES` / `LOCK TABLE`: until UNLOCK TABLES the session may use no other table. */
 const LOCKS_TABLES = /^LOCK\s+TABLES?\b/i;

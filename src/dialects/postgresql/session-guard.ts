@@ -41,11 +41,21 @@ const MAKES_TEMPORARY = /^CREATE\s+(?:OR\s+REPLACE\s+)?(?:(?:GLOBAL|LOCAL)\s+)?(
 /** The session's temporary objects go with the file that made them. */
 const DROP_TEMPORARY = 'DISCARD TEMP';
 
+/** Session-level advisory locks (`pg_advisory_lock`, `pg_try_advisory_lock`, shared or not; the `_xact_` ones end with the transaction). */
+const TAKES_ADVISORY_LOCK = /\bpg_(?:try_)?advisory_lock(?:_shared)?\s*\(/i;
+
+/** A lock the file did not release would be held until the end of the run, for every migration after it. */
+const RELEASE_ADVISORY_LOCKS = 'SELECT pg_advisory_unlock_all()';
+
 /** {@link import('../types.js').Dialect.sessionGuard} for PostgreSQL. */
 export function postgresSessionGuard(statements: readonly { readonly text: string }[]): SessionGuard | undefined {
   const settings = statements.some((s) => CHANGES_SETTINGS.test(s.text));
   const temporary = statements.some((s) => MAKES_TEMPORARY.test(s.text));
-  if (!settings && !temporary) return undefined;
-  if (!temporary) return GUARD;
-  return { save: settings ? GUARD.save : [], restore: [...(settings ? GUARD.restore : []), DROP_TEMPORARY] };
+  const locks = statements.some((s) => TAKES_ADVISORY_LOCK.test(s.text));
+  if (!settings && !temporary && !locks) return undefined;
+  if (!temporary && !locks) return GUARD;
+  return {
+    save: settings ? GUARD.save : [],
+    restore: [...(settings ? GUARD.restore : []), ...(temporary ? [DROP_TEMPORARY] : []), ...(locks ? [RELEASE_ADVISORY_LOCKS] : [])],
+  };
 }
