@@ -437,24 +437,26 @@ class PostgresConnection implements Connection {
   }
 
   async cancel(): Promise<void> {
-    const pid = (this.#client as { processID?: number | null } | undefined)?.processID;
-    if (!pid) return;
-    // A session of its own: the pool's may all be busy (pool_size=1 holds only this one).
-    const other = await this.#pooled.outside();
-    try {
-      await other.query(`SELECT pg_cancel_backend(${Number(pid)})`);
-    } finally {
-      other.release();
-    }
+    await this.#fromOutside((other, pid) => other.query(`SELECT pg_cancel_backend(${pid})`));
   }
 
   async terminate(): Promise<void> {
+    await this.#fromOutside(async (other, pid) => {
+      await other.query(`SELECT pg_terminate_backend(${pid})`);
+      await untilGone(() => other.query(`SELECT 1 FROM pg_stat_activity WHERE pid = ${pid}`).then((r) => r.rows.length > 0), `postgresql (${this.#ctx.databaseName}): session ${pid}`);
+    });
+  }
+
+  /**
+   * Act on this session's server process from a session of its own (the pool's may all be busy:
+   * pool_size=1 holds only this one). Nothing to do before the session has a process.
+   */
+  async #fromOutside(act: (other: PoolClient, pid: number) => Promise<unknown>): Promise<void> {
     const pid = (this.#client as { processID?: number | null } | undefined)?.processID;
     if (!pid) return;
     const other = await this.#pooled.outside();
     try {
-      await other.query(`SELECT pg_terminate_backend(${Number(pid)})`);
-      await untilGone(() => other.query(`SELECT 1 FROM pg_stat_activity WHERE pid = ${Number(pid)}`).then((r) => r.rows.length > 0), `postgresql (${this.#ctx.databaseName}): session ${pid}`);
+      await act(other, Number(pid));
     } finally {
       other.release();
     }
