@@ -267,6 +267,10 @@ export interface TrackingSql {
   isAlreadyExists(error: unknown): boolean;
   /** The error is a primary-key / unique violation (the lock row is held). */
   isUniqueViolation(error: unknown): boolean;
+  /** The error says the user lacks a privilege (creating the tracking tables: which one to grant). */
+  isPermissionDenied(error: unknown): boolean;
+  /** What to do when creating the tracking tables was refused ({@link isPermissionDenied}). */
+  readonly permissionHint: string;
   /**
    * A statement opening a transaction that holds the database's only write lock (SQLite:
    * `BEGIN IMMEDIATE`). With it, `migrate` checks the lock table, reads and plans inside that

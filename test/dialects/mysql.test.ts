@@ -23,6 +23,8 @@ describe('mysql quoting and flavours', () => {
     expect(new MysqlError('MTOOL_DATABASE', ctx, tooLarge).message).toBe(
       "mariadb (shop): Got a packet bigger than 'max_allowed_packet' bytes; the statement is larger than the server's max_allowed_packet: split it (several INSERTs of fewer rows each) or raise max_allowed_packet on the server",
     );
+    const readOnly = Object.assign(new Error('The MariaDB server is running with the --read-only option so it cannot execute this statement'), { errno: 1290 });
+    expect(new MysqlError('MTOOL_DATABASE', ctx, readOnly).message).toMatch(/--read-only option .*; the server runs with an option that refuses this statement \(read_only on a replica, most often\): point the URL at the primary$/);
     const other = Object.assign(new Error('Table x already exists'), { errno: 1050 });
     expect(new MysqlError('MTOOL_DATABASE', ctx, other).message).toBe('mariadb (shop): Table x already exists');
   });

@@ -41,3 +41,55 @@ describe.skipIf(!reachable)('the first migrate as a PostgreSQL user that may not
     expect(status.stdout).toMatch(/pending\s+0001/);
   });
 });
+
+describe.skipIf(!reachable)('the first migrate of a PostgreSQL database that takes no writes (a read replica, default_transaction_read_only)', () => {
+  let db: ProvisionedDatabase;
+  let project: TestProject;
+  beforeAll(async () => {
+    db = await provision(pg);
+    await queryOnce(pg, db.url, `ALTER DATABASE "${new URL(db.url).pathname.slice(1)}" SET default_transaction_read_only = on`);
+    project = await TestProject.create([{ name: 'app', type: 'postgresql', url: db.url }]);
+    await project.write('app__0001_a.sql', migration(['CREATE TABLE a (id integer)'], ['DROP TABLE a']));
+  });
+  afterAll(async () => {
+    await project?.dispose();
+    await db?.drop();
+  });
+
+  it('says the session may not write and to point at the primary, not what to grant', async () => {
+    const result = await project.run(['migrate']);
+    expect(result.code, explain(result)).toBe(1);
+    expect(result.stderr).toContain("cannot execute CREATE TABLE in a read-only transaction; this session may not write: the server is a standby (a read replica), or default_transaction_read_only is on for this database or user; point the URL at the primary (creating mtool's table _mtool_migrations");
+    expect(result.stderr).not.toContain('GRANT');
+  });
+});
+
+const mysql = TARGETS.find((t) => t.id === 'mariadb')!;
+describe.skipIf(!(await targetReachable(mysql)))('the first migrate as a MariaDB user that may not create tables', () => {
+  let db: ProvisionedDatabase;
+  let project: TestProject;
+  const user = `mtool_plain_${Math.random().toString(36).slice(2, 10)}`;
+  beforeAll(async () => {
+    db = await provision(mysql);
+    const name = new URL(db.url).pathname.slice(1);
+    await queryOnce(mysql, db.url, `CREATE USER '${user}'@'%'`);
+    await queryOnce(mysql, db.url, `GRANT SELECT ON \`${name}\`.* TO '${user}'@'%'`);
+    const url = new URL(db.url);
+    url.username = user;
+    url.password = '';
+    project = await TestProject.create([{ name: 'app', type: 'mariadb', url: url.href }]);
+    await project.write('app__0001_a.sql', migration(['CREATE TABLE a (id integer)'], ['DROP TABLE a']));
+  });
+  afterAll(async () => {
+    await project?.dispose();
+    if (db) await queryOnce(mysql, db.url, `DROP USER IF EXISTS '${user}'@'%'`);
+    await db?.drop();
+  });
+
+  it("names mtool's table and the privileges to grant", async () => {
+    const result = await project.run(['migrate']);
+    expect(result.code, explain(result)).toBe(1);
+    expect(result.stderr).toMatch(/error: mariadb \(app\): CREATE command denied to user .* \(creating mtool's table _mtool_migrations, which the first migrate of a database makes\)/);
+    expect(result.stderr).toMatch(/hint: the user mtool connects as needs CREATE, SELECT, INSERT, UPDATE and DELETE on the database \(GRANT \.\.\. ON db\.\* TO that user\)/);
+  });
+});

@@ -54,4 +54,7 @@ export const tracking: TrackingSql = {
   // 57: TABLE_ALREADY_EXISTS (a concurrent CREATE ... IF NOT EXISTS).
   isAlreadyExists: (error) => chainHasCode(error, [57, '57', 'TABLE_ALREADY_EXISTS']),
   isUniqueViolation: () => false,
+  isPermissionDenied: (error) => chainHasCode(error, [497, '497', 'ACCESS_DENIED']),
+  permissionHint:
+    'the user mtool connects as must be allowed to create tables in the database (not readonly in its users.xml profile; GRANT CREATE TABLE, INSERT, SELECT on current servers), or run the first migrate as a user that may',
 };

@@ -5,6 +5,9 @@ import { describe, scrubError, type ErrorContext } from '../driver-error.js';
 const MTOOL_HINTS: Readonly<Record<number, string>> = {
   // ER_NET_PACKET_TOO_LARGE: the server refused the statement and closed the session.
   1153: "the statement is larger than the server's max_allowed_packet: split it (several INSERTs of fewer rows each) or raise max_allowed_packet on the server",
+  // ER_OPTION_PREVENTS_STATEMENT (--read-only, --super-read-only), ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION.
+  1290: 'the server runs with an option that refuses this statement (read_only on a replica, most often): point the URL at the primary',
+  1792: 'this session may not write (a read-only transaction): point the URL at the primary, or check the session characteristics the URL or the server sets',
 };
 
 /** A MySQL / MariaDB error with the server's error number and SQLSTATE, when it sent them. */

@@ -40,4 +40,8 @@ export const tracking: TrackingSql = {
   timestamp: (q, at) => q.literal(at.toISOString().replace('T', ' ').replace('Z', '')),
   isAlreadyExists: (error) => chainHasCode(error, ['ER_TABLE_EXISTS_ERROR', 1050]),
   isUniqueViolation: (error) => chainHasCode(error, ['ER_DUP_ENTRY', 1062]),
+  // ER_TABLEACCESS_DENIED_ERROR, ER_DBACCESS_DENIED_ERROR.
+  isPermissionDenied: (error) => chainHasCode(error, ['ER_TABLEACCESS_DENIED_ERROR', 1142, 'ER_DBACCESS_DENIED_ERROR', 1044]),
+  permissionHint:
+    'the user mtool connects as needs CREATE, SELECT, INSERT, UPDATE and DELETE on the database (GRANT ... ON db.* TO that user), or run the first migrate as a user that has them',
 };

@@ -5,6 +5,8 @@ import { describe, scrubError, type ErrorContext } from '../driver-error.js';
 const MTOOL_HINTS: Readonly<Record<string, string>> = {
   // invalid_transaction_termination: COMMIT or ROLLBACK in a procedure or DO block that runs in a transaction block.
   '2D000': "the procedure or DO block commits or rolls back, which it cannot do inside the migration's transaction: mark the file '-- mtool: no-transaction'",
+  // read_only_sql_transaction.
+  '25006': 'this session may not write: the server is a standby (a read replica), or default_transaction_read_only is on for this database or user; point the URL at the primary',
 };
 
 /**

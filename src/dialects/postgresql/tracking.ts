@@ -38,4 +38,9 @@ export const tracking: TrackingSql = {
   timestamp: (q, at) => `${q.literal(at.toISOString())}::timestamptz`,
   isAlreadyExists: (error) => chainHasCode(error, ['42P07', '23505', '42710']),
   isUniqueViolation: (error) => chainHasCode(error, ['23505']),
+  // insufficient_privilege.
+  isPermissionDenied: (error) => chainHasCode(error, ['42501']),
+  permissionHint:
+    'the user mtool connects as must be allowed to create tables where its unqualified names go (on PostgreSQL 15 and later only the owner may create in schema public: ' +
+    'GRANT CREATE ON SCHEMA public TO that user, or set pgSchema to a schema it may create in), or run the first migrate as a user that may',
 };

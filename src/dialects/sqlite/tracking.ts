@@ -35,6 +35,9 @@ export const tracking: TrackingSql = {
   isAlreadyExists: (error) => [...errorChain(error)].some((e) => /\balready exists\b/.test(String(e.message ?? ''))),
   isUniqueViolation: (error) =>
     chainHasCode(error, ['SQLITE_CONSTRAINT_PRIMARYKEY', 'SQLITE_CONSTRAINT_UNIQUE']),
+  // A file or folder mtool may not write (SQLITE_READONLY, or SQLITE_CANTOPEN for the journal).
+  isPermissionDenied: (error) => chainHasCode(error, ['SQLITE_READONLY', 'SQLITE_READONLY_DIRECTORY', 'SQLITE_CANTOPEN']),
+  permissionHint: 'mtool must be able to write the database file and the folder it is in (SQLite writes its journal beside the file): check their owner and permissions',
   // The single writer's lock: while it is held no other process can insert a lock row or change
   // the tracking table, so holding it with no lock row found excludes them as a committed row does.
   lockTransaction: 'BEGIN IMMEDIATE',

@@ -11,18 +11,17 @@ const KINDS: readonly MigrationKind[] = ['versioned', 'repeatable_always', 'repe
 /**
  * A failure to create one of mtool's tables, saying so: on a database mtool has not used yet the
  * driver's message alone ('permission denied for schema public') does not tell what was being
- * created, or why.
+ * created, or why. Where the database refused it for want of a privilege, the dialect's hint says
+ * what to grant ({@link TrackingSql.permissionHint}).
  */
-function creating(table: string, error: unknown): unknown {
+function creating(table: string, error: unknown, permissionHint: string | undefined): unknown {
   if (!(error instanceof MtoolError)) return error;
-  return Object.assign(
-    new MtoolError(error.code, `${error.message} (creating mtool's table ${table}, which the first migrate of a database makes)`, { cause: error, database: error.database, exit: error.exitCode }),
-    {
-      hint:
-        'the user mtool connects as must be allowed to create tables where its unqualified names go (on PostgreSQL 15 and later only the owner may create in schema public: ' +
-        'GRANT CREATE ON SCHEMA public TO that user, or set pgSchema to a schema it may create in), or run the first migrate as a user that may',
-    },
-  );
+  const wrapped = new MtoolError(error.code, `${error.message} (creating mtool's table ${table}, which the first migrate of a database makes)`, {
+    cause: error,
+    database: error.database,
+    exit: error.exitCode,
+  });
+  return permissionHint === undefined ? wrapped : Object.assign(wrapped, { hint: permissionHint });
 }
 
 /** The columns of a migration record, in the order {@link TrackingStore} writes their values. */
@@ -82,7 +81,7 @@ export class TrackingStore {
       try {
         await this.#conn.query(statement);
       } catch (error) {
-        if (!this.#sql.isAlreadyExists(error) || !(await this.#existing([table])).has(table)) throw creating(table, error);
+        if (!this.#sql.isAlreadyExists(error) || !(await this.#existing([table])).has(table)) throw creating(table, error, this.#sql.isPermissionDenied(error) ? this.#sql.permissionHint : undefined);
       }
     }
     (await this.#ownTables)?.add(table);
