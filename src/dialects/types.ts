@@ -153,6 +153,11 @@ export interface Connection {
    * checks the session started with. Absent: nothing to put back.
    */
   readonly sessionReset?: Readonly<Partial<Record<SessionSwitch, readonly string[]>>>;
+  /**
+   * Go on in a new server session, the old one's settings and temporary tables left behind
+   * ({@link SessionGuard} `renewSession`). Absent where sessions cannot be renewed.
+   */
+  renewSession?(): void;
   /** Server version string, e.g. `15.19`, `10.11.19-MariaDB`, `18.16.1`. */
   serverVersion(): Promise<string>;
   close(): Promise<void>;
@@ -305,6 +310,10 @@ export type SessionGuard =
   | {
       /** Read the current values now; the statements that set them back after the file. */
       capture(conn: Connection): Promise<{ readonly restore: readonly string[] }>;
+    }
+  | {
+      /** Go on in a new session after the file ({@link Connection.renewSession}): ClickHouse's HTTP sessions cost nothing to start. */
+      readonly renewSession: true;
     };
 
 export interface Dialect {

@@ -469,8 +469,9 @@ export async function conformanceSuite(target: EngineTarget): Promise<void> {
       });
     });
 
-    it.skipIf(target.type === 'clickhouse')('a temporary table a migration makes is gone for the migrations after it', async () => {
-      const temporary = target.type === 'mysql' || target.type === 'mariadb' ? 'CREATE TEMPORARY TABLE scratch (id integer)' : 'CREATE TEMP TABLE scratch (id integer)';
+    it('a temporary table a migration makes is gone for the migrations after it', async () => {
+      const temporary =
+        target.type === 'clickhouse' ? 'CREATE TEMPORARY TABLE scratch (id UInt32)' : target.type === 'mysql' || target.type === 'mariadb' ? 'CREATE TEMPORARY TABLE scratch (id integer)' : 'CREATE TEMP TABLE scratch (id integer)';
       await project.write('app__0004_scratch.sql', migration([temporary, 'INSERT INTO scratch (id) VALUES (1)'], ['SELECT 1']));
       // Made again: it would exist already if the migration before had left it in the session.
       await project.write('app__0005_scratch_again.sql', migration([temporary, 'INSERT INTO scratch (id) VALUES (2)'], ['SELECT 1']));
@@ -483,6 +484,25 @@ export async function conformanceSuite(target: EngineTarget): Promise<void> {
       } finally {
         await project.remove('app__0004_scratch.sql');
         await project.remove('app__0005_scratch_again.sql');
+      }
+    });
+
+    it.skipIf(target.type !== 'clickhouse')("a setting a migration changes with SET lasts for that migration only (ClickHouse: the HTTP session goes on anew)", async () => {
+      const seen = "SELECT value AS v FROM system.settings WHERE name = 'max_threads'";
+      await project.write('app__0004_set.sql', migration(['SET max_threads = 1', 'SELECT 1'], ['SELECT 1']));
+      await project.write('app__0005_sees.sql', migration([`CREATE TABLE seen ENGINE = Memory AS ${seen}`], ['DROP TABLE seen']));
+      try {
+        const result = await project.run(['migrate']);
+        expect(result.code, explain(result)).toBe(0);
+        const [fresh] = await queryOnce(target, db.url, seen);
+        const [row] = await queryOnce(target, db.url, 'SELECT v FROM seen');
+        expect(row!.v).toBe(fresh!.v);
+        expect(row!.v).not.toBe('1');
+        const back = await project.run(['rollback', '--count', '2']);
+        expect(back.code, explain(back)).toBe(0);
+      } finally {
+        await project.remove('app__0004_set.sql');
+        await project.remove('app__0005_sees.sql');
       }
     });
 

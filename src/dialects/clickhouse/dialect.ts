@@ -1,5 +1,5 @@
 import type { SchemaIR } from '../../schema/ir.js';
-import type { Capabilities, Connection, ConnectOptions, Dialect, IntrospectOptions, TrackingSql } from '../types.js';
+import type { Capabilities, Connection, ConnectOptions, Dialect, IntrospectOptions, SessionGuard, TrackingSql } from '../types.js';
 import { parseVersionNumbers } from '../server-version.js';
 import { clickhouseQuoting } from './quoting.js';
 
@@ -20,6 +20,16 @@ export const clickhouseCapabilities: Capabilities = {
 };
 
 /**
+ * Statements that leave something in the session for the statements after it: `SET` (not
+ * `SET ROLE` / `SET DEFAULT ROLE`) and `CREATE TEMPORARY TABLE`. (`USE` does not: each request
+ * names the URL's database.)
+ */
+const CHANGES_SESSION = /^(?:SET\s+(?!(?:DEFAULT\s+)?ROLE\b)|CREATE\s+TEMPORARY\s+TABLE\b)/i;
+
+/** After such a file the connection goes on in a new session (HTTP; a chdb session stays). */
+const RENEW: SessionGuard = { renewSession: true };
+
+/**
  * ClickHouse over HTTP (`@clickhouse/client`, old 18.x and current servers) or in process
  * (`chdb://` URLs, the `chdb` package). Both imported on the first connect.
  */
@@ -33,6 +43,7 @@ export const clickhouseDialect: Dialect = {
     return connectClickHouse(options);
   },
   parseServerVersion: (raw) => parseVersionNumbers(raw, 'clickhouse'),
+  sessionGuard: (statements) => (statements.some((s) => CHANGES_SESSION.test(s.text)) ? RENEW : undefined),
   // HTTP clients and chdb sessions belong to their connections and go with them.
   dispose: async () => undefined,
   async introspect(conn: Connection, options?: IntrospectOptions): Promise<SchemaIR> {

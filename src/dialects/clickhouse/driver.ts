@@ -64,6 +64,10 @@ class ClickHouseConnection implements Connection {
     }
   }
 
+  renewSession(): void {
+    this.#transport.renewSession?.();
+  }
+
   // No transactions on ClickHouse: statements apply one by one.
   async begin(): Promise<void> {}
   async commit(): Promise<void> {}

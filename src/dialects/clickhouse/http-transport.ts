@@ -55,19 +55,25 @@ export async function openHttpTransport(url: ConnectionUrl): Promise<{ transport
 
 class HttpTransport implements ClickHouseTransport {
   readonly #client: ClickHouseClient;
+  /** The session the statements go to; the client's own (set when it was made) until renewed. */
+  #sessionId: string | undefined;
 
   constructor(client: ClickHouseClient) {
     this.#client = client;
   }
 
   async exec(sql: string, signal?: AbortSignal): Promise<QueryResult> {
-    const result = await this.#client.exec({ query: sql, abort_signal: signal });
+    const result = await this.#client.exec({ query: sql, abort_signal: signal, ...(this.#sessionId ? { session_id: this.#sessionId } : {}) });
     // Decode once at the end: a multi-byte character may straddle two chunks.
     const chunks: Buffer[] = [];
     for await (const chunk of result.stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
     const body = Buffer.concat(chunks).toString('utf8');
     const written = Number(result.summary?.written_rows ?? 0);
     return { rows: rowsFromJson(body), rowCount: Number.isFinite(written) ? written : 0 };
+  }
+
+  renewSession(): void {
+    this.#sessionId = randomUUID();
   }
 
   async close(): Promise<void> {

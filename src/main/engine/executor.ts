@@ -59,6 +59,8 @@ interface SessionChanges {
 interface GuardStatements {
   before: SqlStatement[];
   after: SqlStatement[];
+  /** Go on in a new session after the file (before its tracking row), or after its failure. */
+  renewSession: boolean;
 }
 
 /** A migration applied inside the open group: enough to report it, or to apply it again alone. */
@@ -308,11 +310,12 @@ export class Executor {
     let save: readonly string[] = [];
     let restore: readonly string[] = [];
     if (guard !== undefined && 'capture' in guard) restore = (await guard.capture(this.#conn)).restore;
-    else if (guard !== undefined) ({ save, restore } = guard);
+    else if (guard !== undefined && 'save' in guard) ({ save, restore } = guard);
     const first = statements[0]!;
     const last = statements[statements.length - 1]!;
     const at = (line: number, column: number, offset: number) => (text: string): SqlStatement => ({ text, line, column, offset, endOffset: offset });
     return {
+      renewSession: guard !== undefined && 'renewSession' in guard,
       before: save.map(at(first.line, first.column, first.offset)),
       // Settings and temporary objects first: a switch back (USE, SET ROLE) may change where they are.
       after: [...restore, ...changes.resets].map(at(last.line, last.column, last.endOffset)),
@@ -496,6 +499,7 @@ export class Executor {
         if (!own?.has(statement)) executed.push({ line: statement.line, text: statement.text });
       }
       current = undefined;
+      if (guard?.renewSession) this.#conn.renewSession?.();
       const durationMs = performance.now() - started;
       if (combine) {
         // Recorded (and committed) with the last statement; the in-memory record carries the
@@ -542,6 +546,7 @@ export class Executor {
       }
       // Before the lock's release, which looks for mtool's table where the session started.
       await this.#switchBack(file, guard?.after ?? []);
+      if (guard?.renewSession) this.#conn.renewSession?.();
       throw this.#failure(file, direction, error, current, executed, rolledBack, useTransaction, undone);
     }
     if (!inSavepoint) {

@@ -34,6 +34,7 @@ export function tracedConnection(conn: Connection, log: Logger): Connection {
     serverVersion: () => conn.serverVersion(),
     ...(conn.cancel ? { cancel: () => conn.cancel!() } : {}),
     ...(conn.terminate ? { terminate: () => conn.terminate!() } : {}),
+    ...(conn.renewSession ? { renewSession: () => conn.renewSession!() } : {}),
     close: () => conn.close(),
   };
 }
