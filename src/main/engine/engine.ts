@@ -9,6 +9,7 @@ import type { Logger } from '../log.js';
 import { appliedBy, withLock, withSession, type DatabaseSession, type EngineRunContext } from './database-session.js';
 import { explainChecksumDrift } from './checksum-drift.js';
 import { Executor } from './executor.js';
+import { holderRunning } from './migration-lock.js';
 import { BatchHooks } from './batch-hooks.js';
 import type { AppliedMigration, EngineHooks } from './hooks.js';
 import { ensureParsed, loadMigrations } from './load-migrations.js';
@@ -307,6 +308,7 @@ export async function lockStatus(entry: DatabaseEntry, ctx: EngineContext): Prom
       active: holder !== null,
       holder,
       heldForMs: holder ? Math.max(0, Date.now() - Date.parse(holder.lockedAt)) : null,
+      holderRunning: holder ? (holderRunning(holder) ?? null) : null,
     };
   });
 }

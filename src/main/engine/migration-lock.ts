@@ -221,6 +221,20 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(h / 24)} d ${h % 24} h`;
 }
 
+/**
+ * Whether the holder's process still runs: known only for a holder on this host (by its pid;
+ * true also when it runs as another user). Undefined for another host's.
+ */
+export function holderRunning(holder: LockHolder): boolean | undefined {
+  if (holder.host !== hostname()) return undefined;
+  try {
+    process.kill(holder.pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** `host 'ci-1', pid 4242, command 'migrate', since 2026-… (4 min 12 s ago)`. */
 export function describeHolder(holder: LockHolder, now = Date.now()): string {
   const age = formatDuration(now - Date.parse(holder.lockedAt));
@@ -229,9 +243,10 @@ export function describeHolder(holder: LockHolder, now = Date.now()): string {
 
 function lockHeldError(database: string, holder: LockHolder | undefined, cause?: unknown): LockError {
   const who = holder ? `held by ${describeHolder(holder)}` : 'held (the holder row was removed while checking)';
-  return new LockError(
-    `database '${database}': the migration lock is ${who}. Another migration may be running; wait for it to finish. ` +
-      `If no mtool process is running (for example it was killed), release the lock with \`mtool unlock --database ${database}\` and run the command again.`,
-    { database, cause },
-  );
+  const gone = holder !== undefined && holderRunning(holder) === false;
+  const what = gone
+    ? `Its process no longer runs on this host (it was killed or crashed): release the lock with \`mtool unlock --database ${database}\` and run the command again.`
+    : `Another migration may be running; wait for it to finish. ` +
+      `If no mtool process is running (for example it was killed), release the lock with \`mtool unlock --database ${database}\` and run the command again.`;
+  return new LockError(`database '${database}': the migration lock is ${who}. ${what}`, { database, cause });
 }

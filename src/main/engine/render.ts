@@ -176,7 +176,11 @@ export function lockStatusText(r: LockStatusResult): string {
   return [
     'Migration lock: ACTIVE',
     `Held by ${describeHolder(r.holder)}; held for ${formatDuration(r.heldForMs ?? 0)}.`,
-    `Warning: another mtool process may be running a migration on '${r.database}'. If none is (for example it was killed), release the lock with \`mtool unlock --database ${r.database}\`.`,
+    r.holderRunning === false
+      ? `Its process no longer runs on this host (it was killed or crashed): release the lock with \`mtool unlock --database ${r.database}\`.`
+      : r.holderRunning === true
+        ? `Its process still runs on this host: a migration is in progress on '${r.database}'; wait for it to finish.`
+        : `Warning: another mtool process may be running a migration on '${r.database}'. If none is (for example it was killed), release the lock with \`mtool unlock --database ${r.database}\`.`,
   ].join('\n');
 }
 
@@ -187,6 +191,7 @@ export function lockStatusJson(r: LockStatusResult): unknown {
     lock_active: r.active,
     holder: r.holder ? { host: r.holder.host, pid: r.holder.pid, command: r.holder.command, locked_at: r.holder.lockedAt } : null,
     held_for_ms: r.heldForMs,
+    holder_running: r.holderRunning,
   };
 }
 

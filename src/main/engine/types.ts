@@ -95,6 +95,8 @@ export interface LockStatusResult {
   holder: LockHolder | null;
   /** Milliseconds since the lock was taken (null when inactive). */
   heldForMs: number | null;
+  /** Whether the holder's process still runs; null when inactive or held from another host. */
+  holderRunning: boolean | null;
 }
 
 export interface UnlockResult {
