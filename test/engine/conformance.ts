@@ -4,7 +4,7 @@ import type { Connection } from '../../src/dialects/types.js';
 import { MigrationLock } from '../../src/main/engine/migration-lock.js';
 import { TrackingStore } from '../../src/main/engine/tracking-store.js';
 import { connectTo } from '../support/databases.js';
-import { TestProject, explain, migration } from './support/project.js';
+import { TestProject, explain, migration, projectOn } from './support/project.js';
 import { provision, queryOnce, rowCount, tableExistsAt, targetReachable, type EngineTarget, type ProvisionedDatabase } from './support/targets.js';
 
 /**
@@ -445,18 +445,10 @@ export async function conformanceSuite(target: EngineTarget): Promise<void> {
     });
 
     describe.skipIf(target.type !== 'sqlite')('a migration that sets connection PRAGMAs', () => {
-      let home: ProvisionedDatabase;
-      let project: TestProject;
-      beforeAll(async () => {
-        home = await provision(target);
-        project = await TestProject.create([{ name: 'app', type: target.type, url: home.url }]);
-      });
-      afterAll(async () => {
-        await project?.dispose();
-        await home?.drop();
-      });
+      const app = projectOn(target);
 
       it('has them for that migration only, and runs outside a transaction where one is refused there (synchronous)', async () => {
+        const { db: home, project } = app;
         const seen =
           'SELECT (SELECT legacy_alter_table FROM pragma_legacy_alter_table()) || (SELECT recursive_triggers FROM pragma_recursive_triggers()) || (SELECT synchronous FROM pragma_synchronous()) AS v';
         await project.write('app__0001_pragmas.sql', migration(['PRAGMA legacy_alter_table = ON', 'PRAGMA recursive_triggers(1)', 'PRAGMA main.synchronous = OFF', target.createTable('p')], ['DROP TABLE p']));

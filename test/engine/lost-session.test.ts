@@ -1,7 +1,7 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestProject, explain, migration } from './support/project.js';
-import { TARGETS, provision, queryOnce, tableExistsAt, targetReachable, type ProvisionedDatabase } from './support/targets.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { explain, migration, projectOn } from './support/project.js';
+import { TARGETS, queryOnce, tableExistsAt, targetReachable } from './support/targets.js';
 
 /**
  * A migration whose session the server ends (an administrator's kill, a statement over MySQL's
@@ -19,18 +19,10 @@ for (const target of TARGETS.filter((t) => t.type in KILL_OWN_SESSION)) {
   const reachable = await targetReachable(target);
   const transactional = target.type === 'postgresql';
   describe.skipIf(!reachable)(`a migration whose session the server ends, on ${target.id}`, () => {
-    let db: ProvisionedDatabase;
-    let project: TestProject;
-    beforeAll(async () => {
-      db = await provision(target);
-      project = await TestProject.create([{ name: 'app', type: target.type, url: db.url }]);
-    });
-    afterAll(async () => {
-      await project?.dispose();
-      await db?.drop();
-    });
+    const app = projectOn(target);
 
     it('fails naming the file and line, records nothing, and leaves the lock released', async () => {
+      const { db, project } = app;
       await project.write('app__0001_a.sql', migration([target.createTable('a')], ['DROP TABLE a']));
       await project.write('app__0002_killed.sql', migration([target.createTable('k'), KILL_OWN_SESSION[target.type]!], ['DROP TABLE k']));
       const result = await project.run(['migrate']);
@@ -111,30 +103,25 @@ for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type ===
   const slow = SLOW[target.type]!;
   const transactional = target.type === 'postgresql';
   describe.skipIf(!(await targetReachable(target)))(`a ${target.id} connection that fails in the middle of a migration`, () => {
-    let db: ProvisionedDatabase;
-    let project: TestProject;
-    let proxy: CuttableProxy;
-    beforeAll(async () => {
-      db = await provision(target);
+    let proxy: CuttableProxy | undefined;
+    // The project reaches the database through the proxy.
+    const app = projectOn(target, async (db) => {
       const url = new URL(db.url);
       proxy = new CuttableProxy(url.hostname, Number(url.port));
       await proxy.listen();
       url.port = String(proxy.port);
-      project = await TestProject.create([{ name: 'app', type: target.type, url: url.href }]);
+      return url.href;
     });
-    afterAll(async () => {
-      await proxy?.close();
-      await project?.dispose();
-      await db?.drop();
-    });
-    const running = async () => Number((await queryOnce(target, db.url, slow.running))[0]?.n);
+    afterAll(() => proxy?.close());
+    const running = async () => Number((await queryOnce(target, app.db.url, slow.running))[0]?.n);
 
     it('says how far the database got is not known and where to see it, ends the orphaned server session and releases the lock', async () => {
+      const { db, project } = app;
       await project.write('app__0001_slow.sql', migration([target.createTable('s'), slow.statement], ['DROP TABLE s']));
       const migrating = project.run(['migrate']);
       // Cut once the migration's slow statement is running on the server.
       for (let i = 0; i < 100 && (await running()) === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
-      proxy.cut();
+      proxy!.cut();
       const result = await migrating;
       expect(result.code, explain(result)).toBe(1);
       if (transactional) {

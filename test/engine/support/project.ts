@@ -2,8 +2,10 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import type { DatabaseType } from '../../../src/dialects/types.js';
 import { runMtool, type CliResult } from '../../support/cli.js';
+import { provision, type EngineTarget, type ProvisionedDatabase } from './targets.js';
 
 export interface ProjectDatabase {
   name: string;
@@ -106,4 +108,29 @@ export const DEFERRED_ORPHAN: Readonly<Record<string, string>> = {
 /** Message for failed expectations: the whole CLI result. */
 export function explain(result: CliResult): string {
   return `exit ${result.code}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`;
+}
+
+/**
+ * For the enclosing describe block: a fresh database of `target` and a project whose database
+ * `app` uses it (at the URL `url` makes of the database's, when given), both removed after the block.
+ */
+export function projectOn(target: EngineTarget, url: (db: ProvisionedDatabase) => string | Promise<string> = (db) => db.url): { readonly db: ProvisionedDatabase; readonly project: TestProject } {
+  let db: ProvisionedDatabase | undefined;
+  let project: TestProject | undefined;
+  beforeAll(async () => {
+    db = await provision(target);
+    project = await TestProject.create([{ name: 'app', type: target.type, url: await url(db) }]);
+  });
+  afterAll(async () => {
+    await project?.dispose();
+    await db?.drop();
+  });
+  return {
+    get db() {
+      return db!;
+    },
+    get project() {
+      return project!;
+    },
+  };
 }
