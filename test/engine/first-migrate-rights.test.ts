@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestProject, explain, migration } from './support/project.js';
+import { TestProject, explain, migration, projectOn } from './support/project.js';
 import { TARGETS, provision, queryOnce, targetReachable, type ProvisionedDatabase } from './support/targets.js';
 
 /**
@@ -43,20 +43,14 @@ describe.skipIf(!reachable)('the first migrate as a PostgreSQL user that may not
 });
 
 describe.skipIf(!reachable)('the first migrate of a PostgreSQL database that takes no writes (a read replica, default_transaction_read_only)', () => {
-  let db: ProvisionedDatabase;
-  let project: TestProject;
-  beforeAll(async () => {
-    db = await provision(pg);
+  const app = projectOn(pg, async (db) => {
     await queryOnce(pg, db.url, `ALTER DATABASE "${new URL(db.url).pathname.slice(1)}" SET default_transaction_read_only = on`);
-    project = await TestProject.create([{ name: 'app', type: 'postgresql', url: db.url }]);
-    await project.write('app__0001_a.sql', migration(['CREATE TABLE a (id integer)'], ['DROP TABLE a']));
-  });
-  afterAll(async () => {
-    await project?.dispose();
-    await db?.drop();
+    return db.url;
   });
 
   it('says the session may not write and to point at the primary, not what to grant', async () => {
+    const { project } = app;
+    await project.write('app__0001_a.sql', migration(['CREATE TABLE a (id integer)'], ['DROP TABLE a']));
     const result = await project.run(['migrate']);
     expect(result.code, explain(result)).toBe(1);
     expect(result.stderr).toContain("cannot execute CREATE TABLE in a read-only transaction; this session may not write: the server is a standby (a read replica), or default_transaction_read_only is on for this database or user; point the URL at the primary (creating mtool's table _mtool_migrations");
