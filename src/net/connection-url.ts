@@ -23,6 +23,8 @@ export interface PostgresUrlOptions {
   connectTimeout?: number;
   /** `application_name`. */
   applicationName?: string;
+  /** `options`: command-line options for the server session, as libpq takes them (`-c lock_timeout=5s`). */
+  options?: string;
   /** `pool_size`, default 5. */
   poolSize: number;
   /** `max_overflow`, default 10. */
@@ -91,7 +93,7 @@ const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify
 
 /** URL options each database type accepts, in the spelling the URL uses. */
 export const URL_OPTIONS: Readonly<Record<DatabaseType, readonly string[]>> = {
-  postgresql: ['sslmode', 'sslcert', 'sslkey', 'sslrootcert', 'connect_timeout', 'application_name', 'pool_size', 'max_overflow', 'pool_timeout', 'pool_recycle'],
+  postgresql: ['sslmode', 'sslcert', 'sslkey', 'sslrootcert', 'connect_timeout', 'application_name', 'options', 'pool_size', 'max_overflow', 'pool_timeout', 'pool_recycle'],
   mysql: ['charset', 'ssl_ca', 'ssl_cert', 'ssl_key'],
   mariadb: ['charset', 'ssl_ca', 'ssl_cert', 'ssl_key'],
   sqlite: ['timeout', 'check_same_thread'],
@@ -390,7 +392,7 @@ function postgresOptions(options: Map<string, string>, databaseName: string | un
     }
     out.sslmode = sslmode as PostgresUrlOptions['sslmode'];
   }
-  for (const [key, prop] of [['sslcert', 'sslcert'], ['sslkey', 'sslkey'], ['sslrootcert', 'sslrootcert'], ['application_name', 'applicationName']] as const) {
+  for (const [key, prop] of [['sslcert', 'sslcert'], ['sslkey', 'sslkey'], ['sslrootcert', 'sslrootcert'], ['application_name', 'applicationName'], ['options', 'options']] as const) {
     const v = options.get(key);
     if (v !== undefined) out[prop] = v;
   }

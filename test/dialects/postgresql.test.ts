@@ -32,6 +32,16 @@ describe.skipIf(!pg.reachable)('postgresql connection options', () => {
   const dialect = getDialect('postgresql');
   afterAll(() => dialect.dispose());
 
+  it("applies libpq's options: server settings for the session (-c lock_timeout=...)", async () => {
+    const conn = await connectTo('postgresql', withOptions(db.url, `options=${encodeURIComponent('-c lock_timeout=1234ms -c statement_timeout=5min')}`));
+    try {
+      const { rows } = await conn.query("SELECT current_setting('lock_timeout') AS lt, current_setting('statement_timeout') AS st");
+      expect(rows[0]).toEqual({ lt: '1234ms', st: '5min' });
+    } finally {
+      await conn.close();
+    }
+  });
+
   it('applies application_name (visible in pg_stat_activity)', async () => {
     const conn = await connectTo('postgresql', withOptions(db.url, 'application_name=mtool-conformance'));
     try {

@@ -65,7 +65,7 @@ describe('parseConnectionUrl: PostgreSQL', () => {
   it('rejects an unknown option, suggesting the near one and listing the allowed ones', () => {
     const e = urlError('postgresql://h/db?conect_timeout=3', 'postgresql');
     expect(e.message).toContain("unknown URL option 'conect_timeout' for databaseType 'postgresql' (did you mean 'connect_timeout'?)");
-    expect(e.message).toContain('allowed: sslmode, sslcert, sslkey, sslrootcert, connect_timeout, application_name, pool_size, max_overflow, pool_timeout, pool_recycle');
+    expect(e.message).toContain('allowed: sslmode, sslcert, sslkey, sslrootcert, connect_timeout, application_name, options, pool_size, max_overflow, pool_timeout, pool_recycle');
   });
 
   it.each([

@@ -39,7 +39,8 @@ const MODIFYING = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE', 'COPY']);
  * `close()`, so locks, transactions and `SET`s stay on one server session.
  *
  * URL options: `sslmode`/`sslcert`/`sslkey`/`sslrootcert` (see {@link sslPlan}),
- * `application_name`, `connect_timeout` (each new server connection), and the pool options:
+ * `application_name`, `options` (libpq's: server settings for the session, `-c lock_timeout=5s`),
+ * `connect_timeout` (each new server connection), and the pool options:
  * - `pool_size` + `max_overflow` → pg Pool `max` (pg has no overflow notion; sessions released
  *   while `pool_size` are already idle are closed instead of kept, as SQLAlchemy closes overflow);
  * - `pool_timeout` → pg Pool `connectionTimeoutMillis`: the longest wait for a session, from
@@ -117,6 +118,7 @@ async function createPool(pg: PgModule, url: ConnectionUrl, root: string, ctx: E
     database: url.database ?? url.user ?? 'postgres',
     ssl,
     application_name: opts.applicationName,
+    ...(opts.options === undefined ? {} : { options: opts.options }),
     max: opts.poolSize + opts.maxOverflow,
     connectionTimeoutMillis: Math.round(opts.poolTimeout * 1000),
     maxLifetimeSeconds: opts.poolRecycle > 0 ? opts.poolRecycle : 0,
