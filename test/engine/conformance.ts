@@ -415,6 +415,25 @@ export async function conformanceSuite(target: EngineTarget): Promise<void> {
         }
       });
 
+      it.skipIf(target.type !== 'postgresql')("DISCARD ALL in a migration: it runs outside a transaction, and mtool's own session settings are back after it", async () => {
+        const seen = "SELECT current_setting('client_connection_check_interval') || ' ' || current_setting('work_mem') AS v";
+        await project.write('app__0005_discard.sql', migration(["SET work_mem = '77MB'", 'DISCARD ALL', target.createTable('d')], ['DROP TABLE d']));
+        await project.write('app__0006_sees.sql', migration([`CREATE TABLE seen AS ${seen}`], ['DROP TABLE seen']));
+        try {
+          const result = await project.run(['migrate']);
+          expect(result.code, explain(result)).toBe(0);
+          expect(result.stderr).toContain('app__0005_discard.sql: runs outside a transaction: DISCARD ALL cannot run inside a transaction (line 3)');
+          const [row] = await queryOnce(target, home.url, 'SELECT v FROM seen');
+          // 250ms: what mtool sets for itself when it opens the session (PostgreSQL 14+).
+          expect(row!.v).toBe('250ms 4MB');
+          const back = await project.run(['rollback', '--count', '2']);
+          expect(back.code, explain(back)).toBe(0);
+        } finally {
+          await project.remove('app__0005_discard.sql');
+          await project.remove('app__0006_sees.sql');
+        }
+      });
+
       it("the session's other settings a migration changes last for that migration only", async () => {
         const settings =
           target.type === 'postgresql'

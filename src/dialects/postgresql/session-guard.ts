@@ -1,4 +1,5 @@
-import type { SessionGuard } from '../types.js';
+import type { Connection, SessionGuard } from '../types.js';
+import { postgresQuoting } from './quoting.js';
 
 /**
  * Statements that change a setting of the session for the statements after it: `SET` (not
@@ -14,26 +15,23 @@ const CHANGES_SETTINGS =
  * The settings kept: every one a session may change (`user` and `superuser` context), except
  * those put back as session switches (the search_path, the role, session_replication_role:
  * dialect.ts) and the transaction's own, which cannot change once it has run a statement.
- * Custom (`prefix.name`) settings are left alone, mtool's own included.
+ * Custom (`prefix.name`) settings are left alone.
  */
 const KEPT = `FROM pg_settings WHERE context IN ('user', 'superuser') AND name NOT LIKE '%.%' AND name NOT IN ('search_path', 'role', 'session_authorization', 'session_replication_role', 'transaction_isolation', 'transaction_read_only', 'transaction_deferrable')`;
 
-/** Where the values are kept while the file runs: one custom setting of the session, as JSON. */
-const SAVED = 'mtool.saved_settings';
-
 /**
- * The file's settings changes end with the file: their values are saved before its first
- * statement and every kept setting that differs afterwards is set back. Both run on the server
- * and travel with the file's statements (no round trip of their own); in the file's transaction,
- * a rollback undoes both with the file. After a failure that rolled the save back too, the
- * restore finds nothing saved and does nothing.
+ * The file's settings changes end with the file: every kept setting's value is read before the
+ * file (one query, only for a file that changes settings) and, after it, each that differs is set
+ * back by one statement that carries the values. Read by mtool rather than kept in the session,
+ * since a file may `DISCARD ALL` / `RESET ALL`, which would forget them with everything else
+ * (mtool's own session settings included, which this puts back too).
  */
-const GUARD = {
-  save: [`SELECT set_config('${SAVED}', (SELECT json_object_agg(name, setting) ${KEPT})::text, false)`],
-  restore: [
-    `SELECT count(set_config(s.name, saved.value, false)) FROM pg_settings s JOIN json_each_text(current_setting('${SAVED}', true)::json) saved ON saved.key = s.name WHERE s.setting IS DISTINCT FROM saved.value`,
-  ],
-} satisfies SessionGuard;
+async function captureSettings(conn: Connection): Promise<string[]> {
+  const { rows } = await conn.query(`SELECT name, setting ${KEPT} AND setting IS NOT NULL`);
+  if (rows.length === 0) return [];
+  const values = rows.map((r) => `(${postgresQuoting.literal(String(r.name))}, ${postgresQuoting.literal(String(r.setting))})`).join(', ');
+  return [`SELECT count(set_config(s.name, v.value, false)) FROM pg_settings s JOIN (VALUES ${values}) AS v (name, value) ON v.name = s.name WHERE s.setting IS DISTINCT FROM v.value`];
+}
 
 /** Statements that make temporary objects (`CREATE [GLOBAL | LOCAL] TEMP[ORARY] TABLE | VIEW | SEQUENCE`, `SELECT ... INTO TEMP`). */
 const MAKES_TEMPORARY = /^CREATE\s+(?:OR\s+REPLACE\s+)?(?:(?:GLOBAL|LOCAL)\s+)?(?:TEMP|TEMPORARY)\b|^SELECT\b[\s\S]*?\bINTO\s+(?:TEMP|TEMPORARY)\b/i;
@@ -53,9 +51,7 @@ export function postgresSessionGuard(statements: readonly { readonly text: strin
   const temporary = statements.some((s) => MAKES_TEMPORARY.test(s.text));
   const locks = statements.some((s) => TAKES_ADVISORY_LOCK.test(s.text));
   if (!settings && !temporary && !locks) return undefined;
-  if (!temporary && !locks) return GUARD;
-  return {
-    save: settings ? GUARD.save : [],
-    restore: [...(settings ? GUARD.restore : []), ...(temporary ? [DROP_TEMPORARY] : []), ...(locks ? [RELEASE_ADVISORY_LOCKS] : [])],
-  };
+  const after = [...(temporary ? [DROP_TEMPORARY] : []), ...(locks ? [RELEASE_ADVISORY_LOCKS] : [])];
+  if (!settings) return { save: [], restore: after };
+  return { capture: async (conn) => ({ restore: [...(await captureSettings(conn)), ...after] }) };
 }

@@ -40,6 +40,7 @@ const RULES: readonly Rule[] = [
   { pattern: /^VACUUM\b/i, what: 'VACUUM', applies: () => true },
   { pattern: /^(?:CREATE|DROP)\s+DATABASE\b/i, what: 'CREATE/DROP DATABASE', applies: () => true },
   { pattern: /^ALTER\s+SYSTEM\b/i, what: 'ALTER SYSTEM', applies: () => true },
+  { pattern: /^DISCARD\s+ALL\b/i, what: 'DISCARD ALL', applies: () => true },
 ];
 
 /** `ALTER TYPE ... ADD VALUE`: refused in a transaction block before PostgreSQL 12. */
