@@ -154,6 +154,11 @@ export interface Connection {
    */
   readonly sessionReset?: Readonly<Partial<Record<SessionSwitch, readonly string[]>>>;
   /**
+   * The largest statement the server takes, in bytes (MySQL's and MariaDB's
+   * `max_allowed_packet`: it closes the session on a larger one). Absent where no limit matters.
+   */
+  statementLimitBytes?(): Promise<number>;
+  /**
    * Go on in a new server session, the old one's settings and temporary tables left behind
    * ({@link SessionGuard} `renewSession`). Absent where sessions cannot be renewed.
    */

@@ -47,6 +47,30 @@ for (const target of TARGETS.filter((t) => t.type === 'mysql' || t.type === 'mar
       expect(await rowCount(target, db.url, 't')).toBe(1);
     });
 
+    it("refuses, before anything runs, a statement larger than the server's max_allowed_packet, and runs a large one under it", async () => {
+      db = await provision(target);
+      project = await TestProject.create([{ name: 'app', type: target.type, url: db.url }]);
+      const [{ bytes }] = (await queryOnce(target, db.url, 'SELECT @@max_allowed_packet AS bytes')) as [{ bytes: unknown }];
+      /** An INSERT of about `size` bytes into t. */
+      const insertOf = (size: number) => `INSERT INTO t (id, name) VALUES (1, '${'x'.repeat(size)}')`;
+      await project.write('app__0001_t.sql', migration(['CREATE TABLE t (id integer primary key, name longtext)'], ['DROP TABLE t']));
+      await project.write('app__0002_large.sql', migration([insertOf(2 * 1024 * 1024)], ['DELETE FROM t']));
+      await project.write('app__0003_too_large.sql', migration(['CREATE TABLE before_it (id integer)', insertOf(Number(bytes) + 1024)], ['DROP TABLE before_it']));
+      const result = await project.run(['migrate']);
+      expect(result.code, explain(result)).toBe(1);
+      expect(result.stderr).toMatch(/error: app__0003_too_large\.sql:3: the statement is [\d.]+ MiB, more than this \w+ server takes in one statement \(max_allowed_packet: [\d.]+ MiB\) — nothing was run/);
+      // Refused before the run: not even the migrations before it, nor its own first statement.
+      expect(await rowCount(target, db.url, '_mtool_migrations')).toBe(0);
+      expect(await queryOnce(target, db.url, "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name IN ('t', 'before_it')")).toEqual([]);
+      const lock = await project.run(['lock-status']);
+      expect(lock.stdout.split('\n')[0], explain(lock)).toBe('Migration lock: INACTIVE');
+
+      await project.remove('app__0003_too_large.sql');
+      const again = await project.run(['migrate']);
+      expect(again.code, explain(again)).toBe(0);
+      expect(await rowCount(target, db.url, 't')).toBe(1);
+    });
+
     it('unlocks the tables a migration locked (LOCK TABLES without UNLOCK TABLES), and sees into executable comments', async () => {
       db = await provision(target);
       project = await TestProject.create([{ name: 'app', type: target.type, url: db.url }]);

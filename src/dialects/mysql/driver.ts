@@ -235,6 +235,11 @@ class MysqlConnection implements Connection {
     }
   }
 
+  async statementLimitBytes(): Promise<number> {
+    const { rows } = await this.query('SELECT @@max_allowed_packet AS bytes');
+    return Number(rows[0]?.bytes);
+  }
+
   async terminate(): Promise<void> {
     const id = this.#connection?.threadId;
     if (!id) return;

@@ -9,6 +9,7 @@ import type { Logger } from '../log.js';
 import { appliedBy, withLock, withSession, type DatabaseSession, type EngineRunContext } from './database-session.js';
 import { explainChecksumDrift } from './checksum-drift.js';
 import { Executor } from './executor.js';
+import { checkStatementSizes } from './statement-size.js';
 import { holderRunning } from './migration-lock.js';
 import { BatchHooks } from './batch-hooks.js';
 import type { AppliedMigration, EngineHooks } from './hooks.js';
@@ -154,7 +155,9 @@ export async function migrate(entry: DatabaseEntry, ctx: EngineContext, options:
 
 /** Run a `migrate` plan under the lock: versioned migrations (or their baseline), the batch hooks, then the due repeatables. */
 async function runPlan(session: DatabaseSession, ctx: EngineContext, options: MigrateOptions, plan: MigratePlan): Promise<{ outcomes: MigrationOutcome[]; applied: MigrationRecord[] }> {
-  ensureParsed([...plan.versioned, ...plan.repeatables.map((r) => r.file)]);
+  const files = [...plan.versioned, ...plan.repeatables.map((r) => r.file)];
+  ensureParsed(files);
+  if (!plan.baseline) await checkStatementSizes(session.conn, session.entry.type, session.entry.name, files, (f) => f.upgrade);
   const outcomes: MigrationOutcome[] = [];
   const hooks = new BatchHooks(session, options.hooks, options.deferSnapshots ?? false);
   const exec = executor(session, ctx, options, hooks.committed);
@@ -241,6 +244,7 @@ export async function rollback(entry: DatabaseEntry, ctx: EngineContext, options
       verifyApplied(files, records, entry.name, explainDrift);
       const planOptions: RollbackPlanOptions = { count: options.count, toVersion: options.toVersion, requireApplied: command === 'downgrade' };
       const steps = planRollback(files, records, entry.name, planOptions);
+      await checkStatementSizes(session.conn, entry.type, entry.name, steps.map((s) => s.file), (f) => f.rollback ?? []);
       const exec = executor(session, ctx, options);
       const outcomes: MigrationOutcome[] = [];
       const removed = new Set<string>();

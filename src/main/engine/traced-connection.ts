@@ -35,6 +35,7 @@ export function tracedConnection(conn: Connection, log: Logger): Connection {
     ...(conn.cancel ? { cancel: () => conn.cancel!() } : {}),
     ...(conn.terminate ? { terminate: () => conn.terminate!() } : {}),
     ...(conn.renewSession ? { renewSession: () => conn.renewSession!() } : {}),
+    ...(conn.statementLimitBytes ? { statementLimitBytes: () => conn.statementLimitBytes!() } : {}),
     close: () => conn.close(),
   };
 }
