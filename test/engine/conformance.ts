@@ -187,7 +187,7 @@ export async function conformanceSuite(target: EngineTarget): Promise<void> {
         expect(status.stdout).toContain(`pid ${process.pid}`);
         expect(status.stdout).toMatch(/held for \d+ s/);
         // The holder is this test's process, on this host and running.
-        expect(status.stdout).toContain("Its process still runs on this host: a migration is in progress on 'app'; wait for it to finish.");
+        expect(status.stdout).toContain(`Process ${process.pid} still runs on this host: a migration is most likely in progress on 'app'; wait for it to finish.`);
 
         const unlock = await project.run(['unlock']);
         expect(unlock.code, explain(unlock)).toBe(0);

@@ -100,12 +100,12 @@ for (const c of CASES) {
       expect(lock.stdout.split('\n')[0], explain(lock)).toBe('Migration lock: ACTIVE');
       expect(lock.stdout).toContain(`pid ${run.child.pid}`);
       // The holder ran on this host and is gone: lock-status and the refused migrate say so.
-      expect(lock.stdout).toContain('Its process no longer runs on this host (it was killed or crashed): release the lock with `mtool unlock --database app`.');
+      expect(lock.stdout).toContain(`No process ${run.child.pid} runs on this host: the holder was killed or crashed (unless it ran in a container of its own under this host name). Release the lock with \`mtool unlock --database app\`.`);
       const json = await p.json(['lock-status']);
       expect(json.data).toMatchObject({ lock_active: true, holder_running: false });
       const blocked = await p.run(['migrate']);
       expect(blocked.code, explain(blocked)).toBe(1);
-      expect(blocked.stderr).toContain('Its process no longer runs on this host (it was killed or crashed): release the lock with `mtool unlock --database app`');
+      expect(blocked.stderr).toContain(`No process ${run.child.pid} runs on this host: the holder was killed or crashed`);
 
       const unlock = await p.run(['unlock']);
       expect(unlock.code, explain(unlock)).toBe(0);

@@ -245,7 +245,7 @@ function lockHeldError(database: string, holder: LockHolder | undefined, cause?:
   const who = holder ? `held by ${describeHolder(holder)}` : 'held (the holder row was removed while checking)';
   const gone = holder !== undefined && holderRunning(holder) === false;
   const what = gone
-    ? `Its process no longer runs on this host (it was killed or crashed): release the lock with \`mtool unlock --database ${database}\` and run the command again.`
+    ? `No process ${holder.pid} runs on this host: the holder was killed or crashed (unless it ran in a container of its own under this host name). Release the lock with \`mtool unlock --database ${database}\` and run the command again.`
     : `Another migration may be running; wait for it to finish. ` +
       `If no mtool process is running (for example it was killed), release the lock with \`mtool unlock --database ${database}\` and run the command again.`;
   return new LockError(`database '${database}': the migration lock is ${who}. ${what}`, { database, cause });

@@ -177,9 +177,9 @@ export function lockStatusText(r: LockStatusResult): string {
     'Migration lock: ACTIVE',
     `Held by ${describeHolder(r.holder)}; held for ${formatDuration(r.heldForMs ?? 0)}.`,
     r.holderRunning === false
-      ? `Its process no longer runs on this host (it was killed or crashed): release the lock with \`mtool unlock --database ${r.database}\`.`
+      ? `No process ${r.holder.pid} runs on this host: the holder was killed or crashed (unless it ran in a container of its own under this host name). Release the lock with \`mtool unlock --database ${r.database}\`.`
       : r.holderRunning === true
-        ? `Its process still runs on this host: a migration is in progress on '${r.database}'; wait for it to finish.`
+        ? `Process ${r.holder.pid} still runs on this host: a migration is most likely in progress on '${r.database}'; wait for it to finish.`
         : `Warning: another mtool process may be running a migration on '${r.database}'. If none is (for example it was killed), release the lock with \`mtool unlock --database ${r.database}\`.`,
   ].join('\n');
 }
