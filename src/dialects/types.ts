@@ -162,7 +162,7 @@ export interface Connection {
    * Go on in a new server session, the old one's settings and temporary tables left behind
    * ({@link SessionGuard} `renewSession`). Absent where sessions cannot be renewed.
    */
-  renewSession?(): void;
+  renewSession?(): Promise<void>;
   /** Server version string, e.g. `15.19`, `10.11.19-MariaDB`, `18.16.1`. */
   serverVersion(): Promise<string>;
   close(): Promise<void>;

@@ -11,6 +11,7 @@ import { MigrationFailedError } from '../../src/main/engine/migration-error.js';
 import { configureLogging, logger } from '../../src/main/log.js';
 import { migration } from './support/project.js';
 import { testEntry } from '../support/database-entry.js';
+import { connectTo } from '../support/databases.js';
 import { TARGETS, provision, targetReachable, type ProvisionedDatabase } from './support/targets.js';
 
 /** Engine-level tests: the engine API without the CLI (hooks, log output, transports the config does not take yet). */
@@ -202,6 +203,28 @@ describe.skipIf(!existsSync(new URL('../../node_modules/chdb/package.json', impo
     expect(history.records.map((r) => r.filename).sort()).toEqual(['RA__log.sql', 'app__0001_t.sql', 'app__0002_u.sql']);
     expect((await engine.lockStatus(entry, ctx)).active).toBe(false);
     expect((await engine.unlock(entry, ctx)).released).toBeNull();
+  });
+
+  it("goes on in a new session after a file with SET or a temporary table: the next file has neither", async () => {
+    const own = await mkdtemp(join(tmpdir(), 'mtool-engine-chdb-session-'));
+    try {
+      await mkdir(join(own, 'migrations', 'app'), { recursive: true });
+      const entry = testEntry(own, 'app', 'clickhouse', `chdb:///${join(own, 'chdata')}`);
+      const file = (name: string, statements: string[]) => writeFile(join(own, 'migrations', 'app', name), migration(statements));
+      await file('app__0001_set.sql', ['SET max_threads = 1', 'CREATE TEMPORARY TABLE scratch (id UInt32)']);
+      await file('app__0002_again.sql', ['CREATE TEMPORARY TABLE scratch (id UInt32)', "CREATE TABLE seen ENGINE = Memory AS SELECT value AS v FROM system.settings WHERE name = 'max_threads'"]);
+      await file('app__0003_keep.sql', ['CREATE TABLE kept ENGINE = Memory AS SELECT v FROM seen']);
+      expect((await engine.migrate(entry, { root: own, log: logger })).outcomes).toHaveLength(3);
+      // The in-memory `seen` lives as long as the engine: read through the last file's copy of it, in the same process.
+      const conn = await connectTo('clickhouse', entry.url, { root: own });
+      try {
+        expect((await conn.query('SELECT v FROM kept')).rows.map((r) => r.v)).not.toContain('1');
+      } finally {
+        await conn.close();
+      }
+    } finally {
+      await rm(own, { recursive: true, force: true });
+    }
   });
 });
 

@@ -26,7 +26,7 @@ export const clickhouseCapabilities: Capabilities = {
  */
 const CHANGES_SESSION = /^(?:SET\s+(?!(?:DEFAULT\s+)?ROLE\b)|CREATE\s+TEMPORARY\s+TABLE\b)/i;
 
-/** After such a file the connection goes on in a new session (HTTP; a chdb session stays). */
+/** After such a file the connection goes on in a new session. */
 const RENEW: SessionGuard = { renewSession: true };
 
 /**

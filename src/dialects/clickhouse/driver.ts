@@ -64,8 +64,8 @@ class ClickHouseConnection implements Connection {
     }
   }
 
-  renewSession(): void {
-    this.#transport.renewSession?.();
+  async renewSession(): Promise<void> {
+    await this.#transport.renewSession?.();
   }
 
   // No transactions on ClickHouse: statements apply one by one.

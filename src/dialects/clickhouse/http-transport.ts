@@ -72,7 +72,7 @@ class HttpTransport implements ClickHouseTransport {
     return { rows: rowsFromJson(body), rowCount: Number.isFinite(written) ? written : 0 };
   }
 
-  renewSession(): void {
+  async renewSession(): Promise<void> {
     this.#sessionId = randomUUID();
   }
 

@@ -8,8 +8,8 @@ import type { QueryResult, Row } from '../types.js';
 export interface ClickHouseTransport {
   /** Run one statement and return its rows (none for statements without output). */
   exec(sql: string): Promise<QueryResult>;
-  /** Go on in a new server session: what `SET` and temporary tables left in the old one is gone. Absent: one session for good (chdb). */
-  renewSession?(): void;
+  /** Go on in a new session: what `SET` and temporary tables left in the old one is gone. */
+  renewSession?(): Promise<void>;
   close(): Promise<void>;
 }
 

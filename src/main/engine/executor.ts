@@ -499,7 +499,7 @@ export class Executor {
         if (!own?.has(statement)) executed.push({ line: statement.line, text: statement.text });
       }
       current = undefined;
-      if (guard?.renewSession) this.#conn.renewSession?.();
+      if (guard?.renewSession) await this.#conn.renewSession?.();
       const durationMs = performance.now() - started;
       if (combine) {
         // Recorded (and committed) with the last statement; the in-memory record carries the
@@ -546,7 +546,7 @@ export class Executor {
       }
       // Before the lock's release, which looks for mtool's table where the session started.
       await this.#switchBack(file, guard?.after ?? []);
-      if (guard?.renewSession) this.#conn.renewSession?.();
+      if (guard?.renewSession) await this.#conn.renewSession?.().catch((error: unknown) => this.#log.warn(`${file.filename}: could not start a new session after the failure`, { error }));
       throw this.#failure(file, direction, error, current, executed, rolledBack, useTransaction, undone);
     }
     if (!inSavepoint) {
