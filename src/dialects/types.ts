@@ -140,7 +140,7 @@ export interface Connection {
    * End this connection's session on the server, from another session, after its client side was
    * lost (a network failure): the server may not have noticed yet and go on running what it was
    * sent. Its open transaction rolls back; a session already gone is no error. Absent where the
-   * driver cannot (SQLite runs in this process; ClickHouse has no such session).
+   * driver cannot (SQLite runs in this process; ClickHouse statements are requests of their own).
    */
   terminate?(): Promise<void>;
   /**
@@ -300,10 +300,11 @@ export interface TrackingSql {
 export type SessionSwitch = 'schema' | 'role' | 'foreign-keys' | 'autocommit';
 
 /**
- * Statements around one migration file that keep to it what it changes in its session besides
- * {@link SessionSwitch}es: settings (saved on the server by statements sent with the file's own,
- * or, where the database has nowhere to keep them (SQLite), read by `capture` before the file
- * runs) and temporary tables (dropped after it).
+ * What keeps to one migration file what it changes in its session besides
+ * {@link SessionSwitch}es (settings, temporary tables, session locks): statements around it
+ * (settings saved on the server by one sent with the file's own: MySQL, MariaDB), statements after
+ * it built from values `capture` reads just before it (PostgreSQL, SQLite), or a new session
+ * after it (ClickHouse).
  */
 export type SessionGuard =
   | {
@@ -317,7 +318,7 @@ export type SessionGuard =
       capture(conn: Connection): Promise<{ readonly restore: readonly string[] }>;
     }
   | {
-      /** Go on in a new session after the file ({@link Connection.renewSession}): ClickHouse's HTTP sessions cost nothing to start. */
+      /** Go on in a new session after the file ({@link Connection.renewSession}): ClickHouse's sessions cost next to nothing to start. */
       readonly renewSession: true;
     };
 
@@ -339,9 +340,9 @@ export interface Dialect {
   sessionSwitch?(text: string): SessionSwitch | undefined;
   /**
    * For a file whose statements change other settings of the session (`SET sql_mode`,
-   * `SET statement_timeout`, `SET NAMES`, SQLite's connection PRAGMAs) or make temporary tables:
-   * the statements that save the settings before the file, set them back after it and drop what
-   * it left in the session, so every migration runs in the session as it opened, however many
+   * `SET statement_timeout`, `SET NAMES`, SQLite's connection PRAGMAs), make temporary tables or
+   * take session locks: how to set the settings back after it and drop or release what it left
+   * in the session, so every migration runs in the session as it opened, however many
    * migrations ran before it in the same run. Undefined when the statements change none of that.
    */
   sessionGuard?(statements: readonly { readonly text: string }[]): SessionGuard | undefined;
