@@ -4,6 +4,7 @@ import type { Connection } from '../../src/dialects/types.js';
 import { MigrationLock } from '../../src/main/engine/migration-lock.js';
 import { TrackingStore } from '../../src/main/engine/tracking-store.js';
 import { connectTo } from '../support/databases.js';
+import type { CliResult } from '../support/cli.js';
 import { TestProject, explain, migration, projectOn } from './support/project.js';
 import { provision, queryOnce, rowCount, tableExistsAt, targetReachable, type EngineTarget, type ProvisionedDatabase } from './support/targets.js';
 
@@ -400,38 +401,21 @@ export async function conformanceSuite(target: EngineTarget): Promise<void> {
           target.type === 'postgresql'
             ? ['SELECT pg_advisory_lock(4242)', "SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()"]
             : ["DO GET_LOCK('mtool_test_backfill', 5)", "SELECT count(*) AS n FROM (SELECT IS_USED_LOCK('mtool_test_backfill') AS holder) h WHERE holder = CONNECTION_ID()"];
-        await project.write('app__0005_takes_lock.sql', migration([take], ['SELECT 1']));
-        await project.write('app__0006_sees.sql', migration([`CREATE TABLE held AS ${held}`], ['DROP TABLE held']));
-        try {
-          const result = await project.run(['migrate']);
-          expect(result.code, explain(result)).toBe(0);
+        await migratePair(project, { name: 'app__0005_takes_lock.sql', up: [take], down: ['SELECT 1'] }, { name: 'app__0006_sees.sql', up: [`CREATE TABLE held AS ${held}`], down: ['DROP TABLE held'] }, async () => {
           const [row] = await queryOnce(target, home.url, 'SELECT n FROM held');
           expect(Number(row!.n)).toBe(0);
-          const back = await project.run(['rollback', '--count', '2']);
-          expect(back.code, explain(back)).toBe(0);
-        } finally {
-          await project.remove('app__0005_takes_lock.sql');
-          await project.remove('app__0006_sees.sql');
-        }
+        });
       });
 
       it.skipIf(target.type !== 'postgresql')("DISCARD ALL in a migration: it runs outside a transaction, and mtool's own session settings are back after it", async () => {
         const seen = "SELECT current_setting('client_connection_check_interval') || ' ' || current_setting('work_mem') AS v";
-        await project.write('app__0005_discard.sql', migration(["SET work_mem = '77MB'", 'DISCARD ALL', target.createTable('d')], ['DROP TABLE d']));
-        await project.write('app__0006_sees.sql', migration([`CREATE TABLE seen AS ${seen}`], ['DROP TABLE seen']));
-        try {
-          const result = await project.run(['migrate']);
-          expect(result.code, explain(result)).toBe(0);
+        const discard = { name: 'app__0005_discard.sql', up: ["SET work_mem = '77MB'", 'DISCARD ALL', target.createTable('d')], down: ['DROP TABLE d'] };
+        await migratePair(project, discard, { name: 'app__0006_sees.sql', up: [`CREATE TABLE seen AS ${seen}`], down: ['DROP TABLE seen'] }, async (result) => {
           expect(result.stderr).toContain('app__0005_discard.sql: runs outside a transaction: DISCARD ALL cannot run inside a transaction (line 3)');
           const [row] = await queryOnce(target, home.url, 'SELECT v FROM seen');
           // 250ms: what mtool sets for itself when it opens the session (PostgreSQL 14+).
           expect(row!.v).toBe('250ms 4MB');
-          const back = await project.run(['rollback', '--count', '2']);
-          expect(back.code, explain(back)).toBe(0);
-        } finally {
-          await project.remove('app__0005_discard.sql');
-          await project.remove('app__0006_sees.sql');
-        }
+        });
       });
 
       it("the session's other settings a migration changes last for that migration only", async () => {
@@ -445,21 +429,13 @@ export async function conformanceSuite(target: EngineTarget): Promise<void> {
                 set: ["SET SESSION sql_mode = 'NO_ENGINE_SUBSTITUTION', @@time_zone = '+05:00'", 'SET NAMES latin1'],
                 seen: "SELECT CONCAT_WS(' ', @@SESSION.sql_mode, @@SESSION.time_zone, @@character_set_client, @@collation_connection) AS v",
               };
-        await project.write('app__0005_settings.sql', migration([...settings.set, target.createTable('st')], ['DROP TABLE st']));
-        await project.write('app__0006_sees.sql', migration([`CREATE TABLE seen AS ${settings.seen}`], ['DROP TABLE seen']));
-        try {
-          const result = await project.run(['migrate']);
-          expect(result.code, explain(result)).toBe(0);
+        const set = { name: 'app__0005_settings.sql', up: [...settings.set, target.createTable('st')], down: ['DROP TABLE st'] };
+        await migratePair(project, set, { name: 'app__0006_sees.sql', up: [`CREATE TABLE seen AS ${settings.seen}`], down: ['DROP TABLE seen'] }, async () => {
           const [fresh] = await queryOnce(target, home.url, settings.seen);
           const [seen] = await queryOnce(target, home.url, 'SELECT v FROM seen');
           expect(seen!.v).toBe(fresh!.v);
           expect(String(seen!.v)).not.toMatch(/7s|Tokyo|64MB|\+05:00|latin1/);
-          const back = await project.run(['rollback', '--count', '2']);
-          expect(back.code, explain(back)).toBe(0);
-        } finally {
-          await project.remove('app__0005_settings.sql');
-          await project.remove('app__0006_sees.sql');
-        }
+        });
       });
     });
 
@@ -484,38 +460,23 @@ export async function conformanceSuite(target: EngineTarget): Promise<void> {
     it('a temporary table a migration makes is gone for the migrations after it', async () => {
       const temporary =
         target.type === 'clickhouse' ? 'CREATE TEMPORARY TABLE scratch (id UInt32)' : target.type === 'mysql' || target.type === 'mariadb' ? 'CREATE TEMPORARY TABLE scratch (id integer)' : 'CREATE TEMP TABLE scratch (id integer)';
-      await project.write('app__0004_scratch.sql', migration([temporary, 'INSERT INTO scratch (id) VALUES (1)'], ['SELECT 1']));
+      const scratch = { name: 'app__0004_scratch.sql', up: [temporary, 'INSERT INTO scratch (id) VALUES (1)'], down: ['SELECT 1'] };
       // Made again: it would exist already if the migration before had left it in the session.
-      await project.write('app__0005_scratch_again.sql', migration([temporary, 'INSERT INTO scratch (id) VALUES (2)'], ['SELECT 1']));
-      try {
-        const result = await project.run(['migrate']);
-        expect(result.code, explain(result)).toBe(0);
+      const again = { name: 'app__0005_scratch_again.sql', up: [temporary, 'INSERT INTO scratch (id) VALUES (2)'], down: ['SELECT 1'] };
+      await migratePair(project, scratch, again, async (result) => {
         expect(result.stdout).toContain('app__0005_scratch_again.sql');
-        const back = await project.run(['rollback', '--count', '2']);
-        expect(back.code, explain(back)).toBe(0);
-      } finally {
-        await project.remove('app__0004_scratch.sql');
-        await project.remove('app__0005_scratch_again.sql');
-      }
+      });
     });
 
     it.skipIf(target.type !== 'clickhouse')("a setting a migration changes with SET lasts for that migration only (ClickHouse: the HTTP session goes on anew)", async () => {
       const seen = "SELECT value AS v FROM system.settings WHERE name = 'max_threads'";
-      await project.write('app__0004_set.sql', migration(['SET max_threads = 1', 'SELECT 1'], ['SELECT 1']));
-      await project.write('app__0005_sees.sql', migration([`CREATE TABLE seen ENGINE = Memory AS ${seen}`], ['DROP TABLE seen']));
-      try {
-        const result = await project.run(['migrate']);
-        expect(result.code, explain(result)).toBe(0);
+      const set = { name: 'app__0004_set.sql', up: ['SET max_threads = 1', 'SELECT 1'], down: ['SELECT 1'] };
+      await migratePair(project, set, { name: 'app__0005_sees.sql', up: [`CREATE TABLE seen ENGINE = Memory AS ${seen}`], down: ['DROP TABLE seen'] }, async () => {
         const [fresh] = await queryOnce(target, db.url, seen);
         const [row] = await queryOnce(target, db.url, 'SELECT v FROM seen');
         expect(row!.v).toBe(fresh!.v);
         expect(row!.v).not.toBe('1');
-        const back = await project.run(['rollback', '--count', '2']);
-        expect(back.code, explain(back)).toBe(0);
-      } finally {
-        await project.remove('app__0004_set.sql');
-        await project.remove('app__0005_sees.sql');
-      }
+      });
     });
 
     describe.skipIf(!getDialect(target.type).capabilities.transactions)('a file that begins and ends transactions itself', () => {
@@ -600,4 +561,28 @@ async function holdLock(target: EngineTarget, url: string): Promise<{ close(): P
   const lock = new MigrationLock(conn, dialect, store);
   await lock.acquire('conformance holder');
   return { close: () => conn.close() };
+}
+
+/** A migration for {@link migratePair}: its file name, upgrade and rollback statements. */
+interface PairFile {
+  name: string;
+  up: string[];
+  down: string[];
+}
+
+/**
+ * Apply two migrations in one `migrate` (the second sees the session the first left), hand the
+ * result to `check`, then roll both back and remove their files, whatever `check` found.
+ */
+async function migratePair(project: TestProject, first: PairFile, second: PairFile, check: (result: CliResult) => Promise<void>): Promise<void> {
+  for (const file of [first, second]) await project.write(file.name, migration(file.up, file.down));
+  try {
+    const result = await project.run(['migrate']);
+    expect(result.code, explain(result)).toBe(0);
+    await check(result);
+    const back = await project.run(['rollback', '--count', '2']);
+    expect(back.code, explain(back)).toBe(0);
+  } finally {
+    for (const file of [first, second]) await project.remove(file.name);
+  }
 }
