@@ -353,6 +353,12 @@ export interface Dialect {
    */
   commitsImplicitly?(text: string): boolean;
   /**
+   * What to do after `statement` failed with `error`, where the failure leaves something behind
+   * that the error does not mention (PostgreSQL: the INVALID index of a failed
+   * `CREATE INDEX CONCURRENTLY`). A sentence for the failure message; undefined when there is none.
+   */
+  failureHint?(statement: string, error: unknown): string | undefined;
+  /**
    * Release what the dialect shares between connections (PostgreSQL's pools, the chdb engine
    * slot). Connections must be closed first. Safe to call when nothing was opened.
    */

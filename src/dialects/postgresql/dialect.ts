@@ -30,6 +30,26 @@ const SWITCHES_REPLICATION_ROLE = /^SET\s+(?:(?:SESSION|LOCAL)\s+)?session_repli
 /** Statements that change the role the session acts as: SET [SESSION | LOCAL] ROLE, SET SESSION AUTHORIZATION, set_config('role', ...). */
 const SWITCHES_ROLE = /^SET\s+(?:(?:SESSION|LOCAL)\s+)?(?:ROLE|SESSION\s+AUTHORIZATION)\b|\bset_config\s*\(\s*'role'/i;
 
+/** `CREATE [UNIQUE] INDEX CONCURRENTLY [IF NOT EXISTS] [name]`: the index name, when the statement gives one. */
+const CREATES_INDEX_CONCURRENTLY = /^CREATE\s+(?:UNIQUE\s+)?INDEX\s+CONCURRENTLY\s+(?:IF\s+NOT\s+EXISTS\s+)?(?!ON\b)("(?:[^"]|"")+"|[\w$]+(?:\.[\w$]+)?)?/i;
+
+/**
+ * A `CREATE INDEX CONCURRENTLY` that fails while building (a duplicate key, a cancel, a deadlock)
+ * leaves its index in the catalog, marked INVALID, and running the migration again then fails
+ * with 'already exists'. Not after errors of the statement itself (class 42: syntax, unknown
+ * names, privileges), which fail before the index exists, except 42P07, that index existing.
+ */
+function concurrentIndexHint(statement: string, error: unknown): string | undefined {
+  const match = CREATES_INDEX_CONCURRENTLY.exec(statement);
+  if (!match) return undefined;
+  const sqlState = (error as { sqlState?: unknown }).sqlState;
+  const name = match[1];
+  const drop = name ? `DROP INDEX CONCURRENTLY IF EXISTS ${name}` : 'DROP INDEX CONCURRENTLY on it (SELECT indexrelid::regclass FROM pg_index WHERE NOT indisvalid finds it)';
+  if (sqlState === '42P07') return `An index of that name exists: if an earlier CREATE INDEX CONCURRENTLY failed, it is that one, left INVALID; ${drop} and run the command again.`;
+  if (typeof sqlState === 'string' && sqlState.startsWith('42')) return undefined;
+  return `A CREATE INDEX CONCURRENTLY that fails leaves its index behind, marked INVALID: ${drop} before running the command again.`;
+}
+
 /** The driver module, once a connection was asked for. */
 let driver: Promise<typeof import('./driver.js')> | undefined;
 
@@ -48,6 +68,7 @@ export const postgresDialect: Dialect = {
   sessionSwitch: (text: string): SessionSwitch | undefined =>
     SWITCHES_SCHEMA.test(text) ? 'schema' : SWITCHES_ROLE.test(text) ? 'role' : SWITCHES_REPLICATION_ROLE.test(text) ? 'foreign-keys' : undefined,
   sessionGuard: postgresSessionGuard,
+  failureHint: concurrentIndexHint,
   async dispose(): Promise<void> {
     // No connection was ever made: there are no pools, and no reason to load the driver module.
     if (driver) await (await driver).endPostgresPools();

@@ -1,5 +1,5 @@
 import { MtoolError, type ErrorCode } from '../../errors.js';
-import { describe, scrubError, type ErrorContext } from '../driver-error.js';
+import { describe, scrub, scrubError, type ErrorContext } from '../driver-error.js';
 
 /** What to do about a server error whose own message does not say, by SQLSTATE. */
 const MTOOL_HINTS: Readonly<Record<string, string>> = {
@@ -21,11 +21,14 @@ export class PostgresError extends MtoolError {
   readonly hint: string | undefined;
 
   constructor(code: ErrorCode, ctx: ErrorContext, cause: unknown, hint?: string) {
-    const fields = (typeof cause === 'object' && cause !== null ? cause : {}) as { code?: unknown; position?: unknown; hint?: unknown };
+    const fields = (typeof cause === 'object' && cause !== null ? cause : {}) as { code?: unknown; position?: unknown; hint?: unknown; detail?: unknown };
     const serverHint = typeof fields.hint === 'string' ? fields.hint : undefined;
     const sqlState = typeof fields.code === 'string' && /^[0-9A-Z]{5}$/.test(fields.code) ? fields.code : undefined;
     const ownHint = sqlState === undefined ? undefined : MTOOL_HINTS[sqlState];
-    super(code, describe(ctx, cause, hint ?? (serverHint ? `hint: ${serverHint}` : ownHint)), { cause: scrubError(cause, ctx.secrets), database: ctx.databaseName });
+    // The server's DETAIL says which row or object ('Key (id)=(1) is duplicated.'), as psql shows it.
+    const detail = typeof fields.detail === 'string' && fields.detail !== '' ? `detail: ${scrub(fields.detail, ctx.secrets)}` : undefined;
+    const hints = [detail, hint ?? (serverHint ? `hint: ${serverHint}` : ownHint)].filter((h) => h !== undefined).join('; ');
+    super(code, describe(ctx, cause, hints === '' ? undefined : hints), { cause: scrubError(cause, ctx.secrets), database: ctx.databaseName });
     this.name = 'PostgresError';
     this.sqlState = sqlState;
     this.position = fields.position === undefined ? undefined : Number(fields.position) || undefined;

@@ -700,6 +700,8 @@ export class Executor {
         `statements of ${what} that already ran: ${list}. ${why}${undone.length === 0 ? '' : ` (${undoneNote})`}: inspect the database manually and repair it before running the command again. ` +
         `The tracking table is unchanged.`;
     }
+    const hint = statement === undefined ? undefined : this.#dialect.failureHint?.(statement.text, error);
+    if (hint !== undefined) tail = `${tail} ${hint}`;
     return new MigrationFailedError(`${head} — ${tail}`, { file: file.filename, line, rolledBack: rolledBack === true, executed: rolledBack === true ? [] : executed, database: this.#database, cause: error });
   }
 }
