@@ -301,9 +301,10 @@ export class Executor {
 
   /**
    * The statements to run around a file with {@link #sessionChanges}: saving settings before its
-   * first statement; setting them back, dropping its temporary objects and switching back after
-   * its last (placed at those lines for messages). A guard that reads the values itself (SQLite)
-   * reads them now.
+   * first statement; setting them back, dropping its temporary objects, releasing its session
+   * locks and switching back after its last (placed at those lines for messages). A guard that
+   * reads the values itself (PostgreSQL, SQLite) reads them now; one that renews the session
+   * (ClickHouse) has it renewed after the file.
    */
   async #guardStatements(changes: SessionChanges, statements: readonly SqlStatement[]): Promise<GuardStatements> {
     const guard = changes.guard;
