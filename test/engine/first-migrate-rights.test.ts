@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestProject, explain, migration, projectOn } from './support/project.js';
-import { TARGETS, provision, queryOnce, targetReachable, type ProvisionedDatabase } from './support/targets.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { explain, migration, projectOn } from './support/project.js';
+import { TARGETS, queryOnce, targetReachable, type EngineTarget } from './support/targets.js';
 
 /**
  * The first `migrate` of a database creates mtool's tables. A user that may not create tables
@@ -10,27 +10,33 @@ import { TARGETS, provision, queryOnce, targetReachable, type ProvisionedDatabas
 const pg = TARGETS.find((t) => t.id === 'postgresql')!;
 const reachable = await targetReachable(pg);
 
-describe.skipIf(!reachable)('the first migrate as a PostgreSQL user that may not create tables', () => {
-  let db: ProvisionedDatabase;
-  let project: TestProject;
+/**
+ * For the enclosing block: a fresh database of `target` and a project that reaches it as a new
+ * user, made by the statements `create` gives (run as the administrator). Users and roles are the
+ * server's, not the database's: the user is dropped while its database still takes connections
+ * (after hooks run last registered first).
+ */
+function projectAsNewUser(target: EngineTarget, create: (user: string, database: string) => string[], drop: (user: string) => string) {
   const user = `mtool_plain_${Math.random().toString(36).slice(2, 10)}`;
-  beforeAll(async () => {
-    db = await provision(pg);
-    await queryOnce(pg, db.url, `CREATE ROLE ${user} LOGIN`);
+  const app = projectOn(target, async (db) => {
+    for (const sql of create(user, new URL(db.url).pathname.slice(1))) await queryOnce(target, db.url, sql);
     const url = new URL(db.url);
     url.username = user;
     url.password = '';
-    project = await TestProject.create([{ name: 'app', type: 'postgresql', url: url.href }]);
-    await project.write('app__0001_a.sql', migration(['CREATE TABLE a (id integer)'], ['DROP TABLE a']));
+    return url.href;
   });
   afterAll(async () => {
-    await project?.dispose();
-    // Roles are the server's, not the database's: drop it while the database still takes connections.
-    if (db) await queryOnce(pg, db.url, `DROP ROLE IF EXISTS ${user}`);
-    await db?.drop();
+    if (app.db) await queryOnce(target, app.db.url, drop(user));
   });
+  return app;
+}
+
+describe.skipIf(!reachable)('the first migrate as a PostgreSQL user that may not create tables', () => {
+  const app = projectAsNewUser(pg, (user) => [`CREATE ROLE ${user} LOGIN`], (user) => `DROP ROLE IF EXISTS ${user}`);
 
   it("names mtool's table and the grant that is missing", async () => {
+    const { project } = app;
+    await project.write('app__0001_a.sql', migration(['CREATE TABLE a (id integer)'], ['DROP TABLE a']));
     const result = await project.run(['migrate']);
     expect(result.code, explain(result)).toBe(1);
     expect(result.stderr).toMatch(/error: postgresql \(app\): permission denied for schema public \(creating mtool's table _mtool_migrations, which the first migrate of a database makes\)/);
@@ -60,27 +66,15 @@ describe.skipIf(!reachable)('the first migrate of a PostgreSQL database that tak
 
 const mysql = TARGETS.find((t) => t.id === 'mariadb')!;
 describe.skipIf(!(await targetReachable(mysql)))('the first migrate as a MariaDB user that may not create tables', () => {
-  let db: ProvisionedDatabase;
-  let project: TestProject;
-  const user = `mtool_plain_${Math.random().toString(36).slice(2, 10)}`;
-  beforeAll(async () => {
-    db = await provision(mysql);
-    const name = new URL(db.url).pathname.slice(1);
-    await queryOnce(mysql, db.url, `CREATE USER '${user}'@'%'`);
-    await queryOnce(mysql, db.url, `GRANT SELECT ON \`${name}\`.* TO '${user}'@'%'`);
-    const url = new URL(db.url);
-    url.username = user;
-    url.password = '';
-    project = await TestProject.create([{ name: 'app', type: 'mariadb', url: url.href }]);
-    await project.write('app__0001_a.sql', migration(['CREATE TABLE a (id integer)'], ['DROP TABLE a']));
-  });
-  afterAll(async () => {
-    await project?.dispose();
-    if (db) await queryOnce(mysql, db.url, `DROP USER IF EXISTS '${user}'@'%'`);
-    await db?.drop();
-  });
+  const app = projectAsNewUser(
+    mysql,
+    (user, database) => [`CREATE USER '${user}'@'%'`, `GRANT SELECT ON \`${database}\`.* TO '${user}'@'%'`],
+    (user) => `DROP USER IF EXISTS '${user}'@'%'`,
+  );
 
   it("names mtool's table and the privileges to grant", async () => {
+    const { project } = app;
+    await project.write('app__0001_a.sql', migration(['CREATE TABLE a (id integer)'], ['DROP TABLE a']));
     const result = await project.run(['migrate']);
     expect(result.code, explain(result)).toBe(1);
     expect(result.stderr).toMatch(/error: mariadb \(app\): CREATE command denied to user .* \(creating mtool's table _mtool_migrations, which the first migrate of a database makes\)/);
