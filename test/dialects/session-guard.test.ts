@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { getDialect } from '../../src/dialects/index.js';
-import { assignedVariables, executed, mysqlSessionGuard } from '../../src/dialects/mysql/session-guard.js';
+import { executed } from '../../src/dialects/mysql/executable-comment.js';
+import { assignedVariables, mysqlSessionGuard } from '../../src/dialects/mysql/session-guard.js';
 import { postgresSessionGuard } from '../../src/dialects/postgresql/session-guard.js';
 import { sqliteSessionGuard } from '../../src/dialects/sqlite/session-guard.js';
 

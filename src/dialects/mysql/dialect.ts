@@ -2,7 +2,8 @@ import type { SchemaIR } from '../../schema/ir.js';
 import type { Connection, ConnectOptions, Dialect, IntrospectOptions, TrackingSql } from '../types.js';
 import { mariadbFlavour, mysqlFlavour, type MysqlFlavour } from './flavour.js';
 import { mysqlQuoting } from './quoting.js';
-import { executed, mysqlSessionGuard } from './session-guard.js';
+import { executed } from './executable-comment.js';
+import { mysqlSessionGuard } from './session-guard.js';
 
 /** `USE db`: the statements after it (and a tracking row written unqualified) go to another database. */
 const SWITCHES_DATABASE = /^USE\b/i;

@@ -1,4 +1,5 @@
 import type { SessionGuard } from '../types.js';
+import { executed } from './executable-comment.js';
 
 /**
  * A `SET` that may change session variables: not `SET GLOBAL` / `PERSIST` (the server's), nor
@@ -59,16 +60,6 @@ const TAKES_NAMED_LOCK = /\bGET_LOCK\s*\(/i;
 
 /** `LOCK TABLES` / `LOCK TABLE`: until UNLOCK TABLES the session may use no other table. */
 const LOCKS_TABLES = /^LOCK\s+TABLES?\b/i;
-
-/**
- * The statement an executable comment holds (`/*!40101 SET NAMES utf8mb4 *\/`, `/*M!100100 ... *\/`,
- * as mysqldump and mariadb-dump write them), which the server runs; any other statement as it is.
- */
-export function executed(text: string): string {
-  if (!text.startsWith('/*')) return text;
-  const inner = /^\/\*M?!\d*\s*([\s\S]*?)\s*\*\/\s*$/.exec(text);
-  return inner ? inner[1]! : text;
-}
 
 /** `CREATE TEMPORARY TABLE [IF NOT EXISTS] name`: the table (as written, maybe qualified), dropped after the file. */
 const MAKES_TEMPORARY = /^CREATE\s+TEMPORARY\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?((?:`(?:[^`]|``)+`|[\w$]+)(?:\s*\.\s*(?:`(?:[^`]|``)+`|[\w$]+))?)/i;
