@@ -27,21 +27,21 @@ const CLOCK = 'timestamp';
  * the temporary tables it makes, dropped after it; tables and named locks it takes, released after it.
  */
 export function mysqlSessionGuard(statements: readonly { readonly text: string }[]): SessionGuard | undefined {
-  const names = new Set<string>();
-  const temporary = new Set<string>();
+  // Allocated only for a file that changes something: the executor asks about every file of a batch.
+  let names: Set<string> | undefined;
+  let temporary: Set<string> | undefined;
   let locks = false;
   let named = false;
-  for (const statement of statements) {
-    const text = executed(statement.text);
-    if (SET_STATEMENT.test(text)) for (const name of assignedVariables(text)) names.add(name);
+  for (let i = 0; i < statements.length; i++) {
+    const text = executed(statements[i]!.text);
+    if (SET_STATEMENT.test(text)) for (const name of assignedVariables(text)) if (!NOT_KEPT.has(name)) (names ??= new Set()).add(name);
     const made = MAKES_TEMPORARY.exec(text);
-    if (made) temporary.add(made[1]!);
+    if (made) (temporary ??= new Set()).add(made[1]!);
     locks ||= LOCKS_TABLES.test(text);
     named ||= TAKES_NAMED_LOCK.test(text);
   }
-  for (const name of NOT_KEPT) names.delete(name);
-  if (names.size === 0 && temporary.size === 0 && !locks && !named) return undefined;
-  const ordered = [...names].sort((a, b) => order(a) - order(b));
+  if (names === undefined && temporary === undefined && !locks && !named) return undefined;
+  const ordered = [...(names ?? [])].sort((a, b) => order(a) - order(b));
   const saved = ordered.filter((name) => name !== CLOCK);
   return {
     save: saved.length === 0 ? [] : [`SET ${saved.map((name) => `@mtool_saved_${name} = @@SESSION.${name}`).join(', ')}`],
@@ -49,7 +49,7 @@ export function mysqlSessionGuard(statements: readonly { readonly text: string }
       // First: while tables are locked, nothing else may be touched (mtool's tracking table included).
       ...(locks ? ['UNLOCK TABLES'] : []),
       ...(ordered.length === 0 ? [] : [`SET ${ordered.map((name) => (name === CLOCK ? 'SESSION timestamp = DEFAULT' : `SESSION ${name} = @mtool_saved_${name}`)).join(', ')}`]),
-      ...(temporary.size === 0 ? [] : [`DROP TEMPORARY TABLE IF EXISTS ${[...temporary].join(', ')}`]),
+      ...(temporary === undefined ? [] : [`DROP TEMPORARY TABLE IF EXISTS ${[...temporary].join(', ')}`]),
       ...(named ? ['DO RELEASE_ALL_LOCKS()'] : []),
     ],
   };

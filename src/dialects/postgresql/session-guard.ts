@@ -47,9 +47,16 @@ const RELEASE_ADVISORY_LOCKS = 'SELECT pg_advisory_unlock_all()';
 
 /** {@link import('../types.js').Dialect.sessionGuard} for PostgreSQL. */
 export function postgresSessionGuard(statements: readonly { readonly text: string }[]): SessionGuard | undefined {
-  const settings = statements.some((s) => CHANGES_SETTINGS.test(s.text));
-  const temporary = statements.some((s) => MAKES_TEMPORARY.test(s.text));
-  const locks = statements.some((s) => TAKES_ADVISORY_LOCK.test(s.text));
+  // One pass, no closures: the executor asks about every file of a batch.
+  let settings = false;
+  let temporary = false;
+  let locks = false;
+  for (let i = 0; i < statements.length; i++) {
+    const text = statements[i]!.text;
+    settings ||= CHANGES_SETTINGS.test(text);
+    temporary ||= MAKES_TEMPORARY.test(text);
+    locks ||= TAKES_ADVISORY_LOCK.test(text);
+  }
   if (!settings && !temporary && !locks) return undefined;
   const after = [...(temporary ? [DROP_TEMPORARY] : []), ...(locks ? [RELEASE_ADVISORY_LOCKS] : [])];
   if (!settings) return { save: [], restore: after };
