@@ -112,3 +112,8 @@ export class SqlSyntaxError extends MtoolError {
 export function isMtoolError(e: unknown): e is MtoolError {
   return e instanceof MtoolError || (typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'string' && String((e as { code: string }).code).startsWith('MTOOL_') && 'exitCode' in e);
 }
+
+/** The database could not be reached, or the session to it was lost (`MTOOL_CONNECTION`): not a statement's own failure. */
+export function isConnectionError(e: unknown): e is MtoolError {
+  return isMtoolError(e) && e.code === 'MTOOL_CONNECTION';
+}

@@ -2,7 +2,7 @@ import { hostname, userInfo } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { getDialect } from '../../dialects/index.js';
 import type { ConnectOptions, Connection, Dialect } from '../../dialects/types.js';
-import { MtoolError } from '../../errors.js';
+import { isConnectionError, MtoolError } from '../../errors.js';
 import type { DatabaseEntry } from '../config/types.js';
 import type { Logger } from '../log.js';
 import { formatMs } from './executor.js';
@@ -152,7 +152,7 @@ async function releaseOnce(session: DatabaseSession, run: EngineRunContext | und
   try {
     await session.lock.release();
   } catch (error) {
-    if (error instanceof MtoolError && error.code === 'MTOOL_CONNECTION' && session.lock.held && !session.lock.tentative) {
+    if (isConnectionError(error) && session.lock.held && !session.lock.tentative) {
       // The server may not know yet and go on with what it was sent: end that session first, so
       // nothing of this run still runs once another may take the lock.
       await session.conn.terminate?.();

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { setImmediate as nextImmediate } from 'node:timers/promises';
 import { failedPart, failedStep } from '../../dialects/step-part.js';
 import type { Connection, Dialect, ServerVersion, SessionSwitch, SessionGuard, StatementStep } from '../../dialects/types.js';
-import { MtoolError } from '../../errors.js';
+import { isConnectionError, MtoolError } from '../../errors.js';
 import type { MigrationFile, SqlStatement } from '../../parser/migration-file.js';
 import { firstTransactionControl, unendedTransaction } from '../../parser/transaction-control.js';
 import type { Logger } from '../log.js';
@@ -267,9 +267,9 @@ export class Executor {
       await this.#conn.rollback();
       return true;
     } catch (rollbackError) {
-      if (lostSession(rollbackError)) {
+      if (isConnectionError(rollbackError)) {
         this.#log.debug(`${file.filename}: no ROLLBACK: the session was lost, and its open transaction with it`);
-        return lostSession(error) ? 'unknown' : true;
+        return isConnectionError(error) ? 'unknown' : true;
       }
       this.#log.warn(`${file.filename}: ROLLBACK failed after an error`, { error: rollbackError });
       return false;
@@ -683,7 +683,7 @@ export class Executor {
         `Run \`mtool status\` to see which: the transaction also held the tracking row, so a recorded migration committed whole and an unrecorded one left nothing.`;
     } else if (rolledBack) {
       tail = `${what} was rolled back as a whole: none of its statements remain and it was not ${direction === 'rollback' ? 'unrecorded' : 'recorded'}.`;
-    } else if (lostSession(error)) {
+    } else if (isConnectionError(error)) {
       // Outside a transaction nothing undoes what reached the server, and its answers were lost.
       const known = executed.length === 0 ? '' : ` (known to have run: ${executed.map((s) => `line ${s.line}: ${statementPreview(s.text, 60)}`).join('; ')})`;
       tail =
@@ -705,11 +705,6 @@ export class Executor {
     if (hint !== undefined) tail = `${tail} ${hint}`;
     return new MigrationFailedError(`${head} — ${tail}`, { file: file.filename, line, rolledBack: rolledBack === true, executed: rolledBack === true ? [] : executed, database: this.#database, cause: error });
   }
-}
-
-/** Whether an error says the session itself is gone (the driver's connection error), not that a statement failed. */
-function lostSession(error: unknown): boolean {
-  return error instanceof MtoolError && error.code === 'MTOOL_CONNECTION';
 }
 
 /** The outcome of an applied file (`outside`: it ran outside a transaction the database had). */

@@ -1,4 +1,4 @@
-import { isMtoolError } from '../../errors.js';
+import { isConnectionError, isMtoolError } from '../../errors.js';
 import type { DatabaseEntry } from '../config/types.js';
 import type { Logger } from '../log.js';
 
@@ -44,7 +44,7 @@ export async function runOnDatabases<T>(entries: readonly DatabaseEntry[], optio
         results[index] = { entry, status: 'ok', value: await fn(entry) };
       } catch (error) {
         const log = options.log.child({ db_name: entry.name, db_type: entry.type });
-        if (entry.skipIfMissing && !options.disableSkip && isMtoolError(error) && error.code === 'MTOOL_CONNECTION') {
+        if (entry.skipIfMissing && !options.disableSkip && isConnectionError(error)) {
           log.warn(`skipped: optional database is unreachable (skipIfMissing; --disable-skip makes this an error): ${error.message}`);
           results[index] = { entry, status: 'skipped', reason: error.message };
         } else {
