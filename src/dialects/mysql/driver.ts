@@ -225,14 +225,7 @@ class MysqlConnection implements Connection {
   }
 
   async cancel(): Promise<void> {
-    const id = this.#connection?.threadId;
-    if (!id) return;
-    const other = await this.#reconnect();
-    try {
-      await other.query(`KILL QUERY ${Number(id)}`);
-    } finally {
-      await other.end();
-    }
+    await this.#fromOutside((other, id) => other.query(`KILL QUERY ${id}`));
   }
 
   async statementLimitBytes(): Promise<number> {
@@ -241,19 +234,26 @@ class MysqlConnection implements Connection {
   }
 
   async terminate(): Promise<void> {
-    const id = this.#connection?.threadId;
-    if (!id) return;
-    const other = await this.#reconnect();
-    try {
+    await this.#fromOutside(async (other, id) => {
       try {
-        await other.query(`KILL CONNECTION ${Number(id)}`);
+        await other.query(`KILL CONNECTION ${id}`);
       } catch (e) {
         // ER_NO_SUCH_THREAD: the session is gone already.
         if ((e as { errno?: unknown }).errno !== 1094) throw this.#wrap(e);
         return;
       }
-      const alive = async (): Promise<boolean> => ((await other.query(`SELECT 1 FROM information_schema.PROCESSLIST WHERE ID = ${Number(id)}`))[0] as unknown[]).length > 0;
+      const alive = async (): Promise<boolean> => ((await other.query(`SELECT 1 FROM information_schema.PROCESSLIST WHERE ID = ${id}`))[0] as unknown[]).length > 0;
       await untilGone(alive, `${this.#ctx.type} (${this.#ctx.databaseName}): session ${id}`);
+    });
+  }
+
+  /** Act on this session's server thread from a second session with the same settings. Nothing to do before it has a thread. */
+  async #fromOutside(act: (other: Mysql2Connection, id: number) => Promise<unknown>): Promise<void> {
+    const id = this.#connection?.threadId;
+    if (!id) return;
+    const other = await this.#reconnect();
+    try {
+      await act(other, Number(id));
     } finally {
       await other.end();
     }
