@@ -349,7 +349,8 @@ export interface Dialect {
   /**
    * Where DDL is not transactional (MySQL, MariaDB): whether the server commits the open
    * transaction before running this statement (DDL, LOCK TABLES, GRANT, ...). A file in a
-   * transaction that fails before any such statement ran is rolled back whole.
+   * transaction that fails before any such statement ran is rolled back whole; a file whose first
+   * statement is one runs without a transaction of mtool's (it would end at once).
    */
   commitsImplicitly?(text: string): boolean;
   /**

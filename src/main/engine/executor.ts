@@ -10,7 +10,7 @@ import { MigrationFailedError, statementPreview, type ExecutedStatement } from '
 import { messageSteps, ranBeforeFailure } from './message-steps.js';
 import type { RollbackStep } from './planner.js';
 import type { TrackingStore } from './tracking-store.js';
-import { beginsWithImplicitCommit, noTransactionReason } from './transaction-mode.js';
+import { noTransactionReason } from './transaction-mode.js';
 import type { AppliedMigration } from './hooks.js';
 import type { MigrationOutcome, MigrationRecord, TrackedMigration } from './types.js';
 
@@ -576,8 +576,10 @@ export class Executor {
         `('${own.text}', line ${own.line}); if a statement fails, the transaction it is in is rolled back and what the file committed before it stays applied`;
       return { useTransaction: false, outside: true, warning, ownTransactions: true };
     }
-    // Without transactional DDL, a file starting with DDL would end its own transaction at once.
-    if (!caps.transactionalDdl && beginsWithImplicitCommit(statements)) return { useTransaction: false, outside: false };
+    // Without transactional DDL, a transaction opened before a file whose first statement commits
+    // implicitly (DDL, on MySQL and MariaDB) would end at once and protect nothing: opening it would
+    // only cost two round trips (BEGIN, COMMIT) per file.
+    if (!caps.transactionalDdl && statements.length > 0 && this.#dialect.commitsImplicitly?.(statements[0]!.text)) return { useTransaction: false, outside: false };
     const why = caps.transactionalDdl
       ? await noTransactionReason(file, statements, caps, () => (this.#serverVersion ??= this.#conn.serverVersion().then((raw) => this.#dialect.parseServerVersion(raw))))
       : file.directives.includes('no-transaction')

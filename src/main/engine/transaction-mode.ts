@@ -74,16 +74,3 @@ export async function noTransactionReason(
   }
   return undefined;
 }
-
-/**
- * MySQL and MariaDB commit implicitly before (and after) DDL, and the session then runs in
- * autocommit: a transaction opened before a file whose FIRST statement is such DDL ends at
- * once and protects nothing, so opening it only costs two round trips (BEGIN, COMMIT) per file.
- * Temporary tables are the exception: their DDL does not commit.
- */
-const IMPLICIT_COMMIT = /^(?:(?:CREATE|ALTER|DROP)\s+(?!TEMPORARY\b)|(?:RENAME|TRUNCATE)\b)/i;
-
-/** The file's first statement ends any open transaction (only asked where DDL is not transactional). */
-export function beginsWithImplicitCommit(statements: readonly SqlStatement[]): boolean {
-  return statements.length > 0 && IMPLICIT_COMMIT.test(statements[0]!.text);
-}
