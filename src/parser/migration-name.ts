@@ -71,7 +71,7 @@ export function classifyMigrationName(filename: string, database: string): Migra
     ? VERSION_AND_DESCRIPTION.exec(filename.slice(database.length + 2))
     : null;
   const match = own ?? VERSIONED.exec(filename);
-  if (!match) throw badName(filename, 'not a migration file name', database);
+  if (!match) throw badName(filename, descriptionProblem(filename, database) ?? 'not a migration file name', database);
   const db = own ? database : match[1]!;
   const version = own ? own[1]! : match[2]!;
   const description = own ? own[2]! : match[3]!;
@@ -81,6 +81,19 @@ export function classifyMigrationName(filename: string, database: string): Migra
   // `version` is digits already.
   if (version.length !== 4) throw badName(filename, `version '${version}' must be exactly four digits (for example 0001)`, database);
   return { kind: 'versioned', version, description };
+}
+
+/** A name of an accepted form but for its description (`app__0001_add users.sql`, `RA__café.sql`): 1: what precedes the description, 2: the description. */
+const LOOSE_REPEATABLE = /^((?:RA|ROC)__)(.+)\.sql$/;
+const LOOSE_VERSIONED = /^(.+?__\d{4}_)(.+)\.sql$/;
+
+/** Why a name of an accepted form is refused for its description, with the name to rename it to; undefined for other names. */
+function descriptionProblem(filename: string, database: string): string | undefined {
+  const loose = LOOSE_REPEATABLE.exec(filename) ?? (filename.startsWith(`${database}__`) || filename.startsWith('V__') ? LOOSE_VERSIONED.exec(filename) : null);
+  if (!loose) return undefined;
+  const slug = slugifyDescription(loose[2]!);
+  const rename = slug === '' ? 'give it a description of letters and digits' : `rename it to ${loose[1]}${slug}.sql`;
+  return `the description '${loose[2]}' may hold only ASCII letters, digits, '_' and '-' and must start with a letter or digit; ${rename}`;
 }
 
 /** Turn free text into a file-name description: lower snake case, ASCII letters and digits. */

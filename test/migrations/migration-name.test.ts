@@ -14,7 +14,15 @@ function reference(filename: string, database: string): MigrationName | undefine
   if (repeatable?.groups) return { kind: repeatable.groups.prefix === 'RA' ? 'repeatable_always' : 'repeatable_on_change', description: repeatable.groups.description };
   const own = filename.startsWith(`${database}__`) ? new RegExp(`^(?<version>\\d+)_(?<description>${DESCRIPTION})\\.sql$`).exec(filename.slice(database.length + 2)) : null;
   const match = own?.groups ? { db: database, ...own.groups } : new RegExp(`^(?<db>.+?)__(?<version>\\d+)_(?<description>${DESCRIPTION})\\.sql$`).exec(filename)?.groups;
-  if (!match) throw new Error(`${filename}: not a migration file name; accepted migration file names: ${forms}`);
+  if (!match) {
+    // A name of an accepted form but for its description says so, with the name to use.
+    const loose = /^((?:RA|ROC)__)(.+)\.sql$/.exec(filename) ?? (filename.startsWith(`${database}__`) || filename.startsWith('V__') ? /^(.+?__\d{4}_)(.+)\.sql$/.exec(filename) : null);
+    const slug = loose ? slugifyDescription(loose[2]!) : '';
+    const why = loose
+      ? `the description '${loose[2]}' may hold only ASCII letters, digits, '_' and '-' and must start with a letter or digit; ${slug ? `rename it to ${loose[1]}${slug}.sql` : 'give it a description of letters and digits'}`
+      : 'not a migration file name';
+    throw new Error(`${filename}: ${why}; accepted migration file names: ${forms}`);
+  }
   const { db, version, description } = match as { db: string; version: string; description: string };
   if (db !== 'V' && db !== database) throw new Error(`${filename}: the prefix '${db}__' names another database than the folder's '${database}'; accepted migration file names: ${forms}`);
   if (!/^\d{4}$/.test(version)) throw new Error(`${filename}: version '${version}' must be exactly four digits (for example 0001); accepted migration file names: ${forms}`);
@@ -82,8 +90,20 @@ describe('migration file-name classes', () => {
     expect(() => classifyMigrationName('app__0001_.sql', 'app')).toThrow(/app__0001_\.sql/);
   });
 
+  it('says what is wrong with a description, and the name to rename the file to', () => {
+    const why = (name: string) => outcome(() => classifyMigrationName(name, 'app'));
+    expect(why('app__0001_créer_café.sql')).toMatch(/^error: app__0001_créer_café\.sql: the description 'créer_café' may hold only ASCII letters, digits, '_' and '-' and must start with a letter or digit; rename it to app__0001_creer_cafe\.sql; accepted migration file names: /);
+    expect(why('app__0001_add users.sql')).toMatch(/rename it to app__0001_add_users\.sql;/);
+    expect(why('V__0002_-x.sql')).toMatch(/the description '-x' .*; rename it to V__0002_x\.sql;/);
+    expect(why('ROC__refresh stats.sql')).toMatch(/rename it to ROC__refresh_stats\.sql;/);
+    expect(why('app__0001_!!!.sql')).toMatch(/the description '!!!' .*; give it a description of letters and digits;/);
+    // Not of an accepted form otherwise: no rename that would still be refused.
+    expect(why('other__0001_a b.sql')).toMatch(/^error: other__0001_a b\.sql: not a migration file name;/);
+    expect(why('app__01_a b.sql')).toMatch(/: not a migration file name;/);
+  });
+
   it('classifies any name exactly as the named-group version did (same result, same error)', () => {
-    const part = fc.constantFrom('app', 'my__db', 'V', 'R', 'RA', 'ROC', 'other', '', '_', '0001', '001', '00001', '9999', 'x', 'a-b', '-x', '.', 'sql', '__');
+    const part = fc.constantFrom('app', 'my__db', 'V', 'R', 'RA', 'ROC', 'other', '', '_', '0001', '001', '00001', '9999', 'x', 'a-b', '-x', '.', 'sql', '__', 'a b', 'é', '!');
     const name = fc.tuple(fc.array(part, { maxLength: 6 }), fc.constantFrom('', '_', '__'), fc.constantFrom('.sql', '.SQL', '.rollback.sql', '.plan.json', '')).map(([parts, join, ext]) => parts.join(join) + ext);
     const database = fc.constantFrom('app', 'my__db', 'a', 'V', 'R');
     fc.assert(
