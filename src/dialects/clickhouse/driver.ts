@@ -1,8 +1,10 @@
 import { MtoolError } from '../../errors.js';
 import { parseConnectionUrl, urlSecrets } from '../../net/connection-url.js';
+import { connectHint } from '../connect-hint.js';
 import type { ErrorContext } from '../driver-error.js';
 import type { ConnectOptions, Connection, QueryResult } from '../types.js';
 import { ClickHouseError } from './clickhouse-error.js';
+import { clickhouseQuoting } from './quoting.js';
 import { isChdbUrl, parseChdbUrl } from './chdb-url.js';
 import type { ClickHouseTransport } from './transport.js';
 
@@ -18,21 +20,37 @@ export async function connectClickHouse(options: ConnectOptions): Promise<Connec
   if (isChdbUrl(options.url)) {
     const target = parseChdbUrl(options.url, options.root, options.databaseName);
     const { openChdbTransport } = await import('./chdb-transport.js');
-    opened = await attempt(ctx, () => openChdbTransport(target), 'check that the chdb package loads on this platform and the folder is writable');
+    opened = await attempt(ctx, () => openChdbTransport(target), () => 'check that the chdb package loads on this platform and the folder is writable');
   } else {
     const url = parseConnectionUrl(options.url, 'clickhouse', options.databaseName);
     const { openHttpTransport } = await import('./http-transport.js');
-    opened = await attempt(ctx, () => openHttpTransport(url), `check that ClickHouse answers HTTP at ${url.host}:${url.port ?? 8123}, and the URL's user, password and database`);
+    const host = url.host ?? '127.0.0.1';
+    const port = url.port ?? 8123;
+    const database = url.database ?? 'default';
+    opened = await attempt(ctx, () => openHttpTransport(url), (e) =>
+      connectHint(e, {
+        product: 'ClickHouse',
+        host,
+        port,
+        database,
+        createDatabase: `CREATE DATABASE ${clickhouseQuoting.ident(database)}`,
+        // UNKNOWN_DATABASE; UNKNOWN_USER, WRONG_PASSWORD, REQUIRED_PASSWORD, AUTHENTICATION_FAILED.
+        unknownDatabase: [81],
+        refusedLogin: [192, 193, 194, 516],
+        otherwise: `check that ClickHouse answers HTTP at ${host}:${port}, and the URL's user, password and database`,
+      }),
+    );
   }
   return new ClickHouseConnection(opened.transport, opened.version, ctx);
 }
 
-async function attempt<T>(ctx: ErrorContext, open: () => Promise<T>, hint: string): Promise<T> {
+async function attempt<T>(ctx: ErrorContext, open: () => Promise<T>, hint: (error: unknown) => string): Promise<T> {
   try {
     return await open();
   } catch (e) {
     if (e instanceof MtoolError) throw e;
-    throw new ClickHouseError('MTOOL_CONNECTION', ctx, e, hint);
+    // The server's code is read from its message: the hint asks the parsed error.
+    throw new ClickHouseError('MTOOL_CONNECTION', ctx, e, hint(new ClickHouseError('MTOOL_CONNECTION', ctx, e)));
   }
 }
 

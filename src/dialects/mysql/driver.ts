@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { Connection as Mysql2Connection, ConnectionOptions, ResultSetHeader, SslOptions } from 'mysql2/promise';
 import { MtoolError } from '../../errors.js';
 import { parseConnectionUrl, urlSecrets, type ConnectionUrl } from '../../net/connection-url.js';
+import { connectHint } from '../connect-hint.js';
 import type { ErrorContext } from '../driver-error.js';
 import { importDriver } from '../import-driver.js';
 import { inPart, markFailedPart } from '../step-part.js';
@@ -64,7 +65,21 @@ export async function connectMysql(options: ConnectOptions, flavour: MysqlFlavou
   try {
     connection = await (mysql.default ?? mysql).createConnection(config);
   } catch (e) {
-    throw new MysqlError('MTOOL_CONNECTION', ctx, e, `check that ${flavour.type} is running at ${config.host}:${config.port} and that the URL's user, password and database are right`);
+    const host = config.host!;
+    const port = config.port!;
+    const database = url.database ?? '';
+    throw new MysqlError('MTOOL_CONNECTION', ctx, e, connectHint(e, {
+      product: flavour.type === 'mariadb' ? 'MariaDB' : 'MySQL',
+      host,
+      port,
+      database,
+      createDatabase: `CREATE DATABASE ${mysqlQuoting.ident(database)}`,
+      // ER_BAD_DB_ERROR; ER_ACCESS_DENIED_ERROR, ER_ACCESS_DENIED_NO_PASSWORD_ERROR (MariaDB's unix_socket users), ER_DBACCESS_DENIED_ERROR.
+      unknownDatabase: [1049],
+      refusedLogin: [1045, 1698, 1044],
+      loginRules: "the account's host part (the server matches it against this client's address)",
+      otherwise: `check that ${flavour.type} is running at ${host}:${port} and that the URL's user, password and database are right`,
+    }));
   }
   const reconnect = async (): Promise<Mysql2Connection> => (mysql.default ?? mysql).createConnection(config);
   // Autocommit back on (which commits what the file left open, as its record is about to say it

@@ -3,6 +3,7 @@ import type { ConnectionOptions } from 'node:tls';
 import type { Pool, PoolClient, PoolConfig, QueryResult as PgResult } from 'pg';
 import { MtoolError } from '../../errors.js';
 import { parseConnectionUrl, urlSecrets, type ConnectionUrl } from '../../net/connection-url.js';
+import { connectHint, type ConnectTarget } from '../connect-hint.js';
 import type { ErrorContext } from '../driver-error.js';
 import { importDriver } from '../import-driver.js';
 import { failedPart, inPart, markFailedPart } from '../step-part.js';
@@ -68,7 +69,7 @@ export async function connectPostgres(options: ConnectOptions): Promise<Connecti
   try {
     client = options.second === 'urgent' ? await pooled.outside() : await pool.connect();
   } catch (e) {
-    throw new PostgresError('MTOOL_CONNECTION', ctx, e, connectHint(url));
+    throw new PostgresError('MTOOL_CONNECTION', ctx, e, connectHint(e, connectTarget(url)));
   }
   // Back to the search_path set here, or to the session's own (the pool's DISCARD ALL restores
   // it); back to the user that logged in, acting as itself.
@@ -141,7 +142,7 @@ async function createPool(pg: PgModule, url: ConnectionUrl, root: string, ctx: E
     try {
       (await pool.connect()).release();
     } catch (e) {
-      if (!sslRetryable(e, plan.first !== false)) throw new PostgresError('MTOOL_CONNECTION', ctx, e, connectHint(url));
+      if (!sslRetryable(e, plan.first !== false)) throw new PostgresError('MTOOL_CONNECTION', ctx, e, connectHint(e, connectTarget(url)));
       await pool.end();
       ssl = plan.fallback;
       pool = make(ssl);
@@ -171,8 +172,23 @@ function textDateTypes(pg: PgModule): { getTypeParser: (oid: number, format?: st
   };
 }
 
-function connectHint(url: ConnectionUrl): string {
-  return `check that PostgreSQL is running at ${url.host ?? '127.0.0.1'}:${url.port ?? 5432} and that the URL's user, password, database and sslmode are right`;
+/** Where a session goes, and what PostgreSQL's errors say about a refused one ({@link connectHint}). */
+function connectTarget(url: ConnectionUrl): ConnectTarget {
+  const host = url.host ?? '127.0.0.1';
+  const port = url.port ?? 5432;
+  const database = url.database ?? url.user ?? 'postgres';
+  return {
+    product: 'PostgreSQL',
+    host,
+    port,
+    database,
+    createDatabase: `CREATE DATABASE ${postgresQuoting.ident(database)}`,
+    // invalid_catalog_name; invalid_password, invalid_authorization_specification (no such role, no pg_hba.conf entry).
+    unknownDatabase: ['3D000'],
+    refusedLogin: ['28P01', '28000'],
+    loginRules: "the server's pg_hba.conf rules for this host, user and sslmode",
+    otherwise: `check that PostgreSQL is running at ${host}:${port} and that the URL's user, password, database and sslmode are right`,
+  };
 }
 
 /**

@@ -1,0 +1,42 @@
+import { chainHasCode } from './error-chain.js';
+
+/** Node's codes for a server that could not be reached at all: refused, no such host, no route, timed out. */
+const UNREACHABLE = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT'] as const;
+
+/** Where a connection was going, and the driver's error codes that tell why it failed there. */
+export interface ConnectTarget {
+  /** As users know the server: `PostgreSQL`, `MariaDB`, `ClickHouse`. */
+  product: string;
+  host: string;
+  port: number;
+  /** The database named by the URL. */
+  database: string;
+  /** The statement that creates it, for the hint when it does not exist. */
+  createDatabase: string;
+  /** Codes (SQLSTATE, errno, server code) meaning the database does not exist. */
+  unknownDatabase: readonly (string | number)[];
+  /** Codes meaning the login was refused: unknown user, wrong or missing password, no rule admitting it. */
+  refusedLogin: readonly (string | number)[];
+  /** What else decides a login besides the user and password (PostgreSQL: pg_hba.conf). */
+  loginRules?: string;
+  /** The hint when the error tells none of the above (a TLS failure, say). */
+  otherwise: string;
+}
+
+/**
+ * What to check or do after a connection failed, from what its error tells: the server not
+ * reached at the URL's host and port, the URL's database missing (with the statement that
+ * creates it), or the login refused. One sentence, appended to the driver's message.
+ */
+export function connectHint(error: unknown, target: ConnectTarget): string {
+  if (chainHasCode(error, UNREACHABLE)) {
+    return `check that ${target.product} is running and accepts connections at ${target.host}:${target.port} (the URL's host and port)`;
+  }
+  if (chainHasCode(error, target.unknownDatabase)) {
+    return `create the database first (${target.createDatabase}) or correct its name in the URL`;
+  }
+  if (chainHasCode(error, target.refusedLogin)) {
+    return `check the user and password in the URL${target.loginRules ? ` and ${target.loginRules}` : ''}`;
+  }
+  return target.otherwise;
+}
