@@ -255,6 +255,20 @@ export interface IntrospectOptions {
  * exists" apart from real failures, and how rows are changed. Each dialect folder implements it in
  * `tracking.ts`, loaded by {@link Dialect.tracking} on first use.
  */
+/** {@link Dialect.backgroundWork}. */
+export interface BackgroundWork {
+  /** Whether a statement may leave work running (asked of every statement of a migration: a test of its text). */
+  mayStart(text: string): boolean;
+  /** Read before such a statement: the work already running, which the wait after it leaves alone. */
+  before(conn: Connection): Promise<ReadonlySet<string>>;
+  /**
+   * After the statement: wait until the work it started is done. `progress` is called every few
+   * seconds of a long wait; an aborted `signal` ends the wait early (the caller then stops).
+   * @throws MtoolError `MTOOL_DATABASE` when the work failed or was removed before it finished.
+   */
+  wait(conn: Connection, running: ReadonlySet<string>, options: { signal?: AbortSignal; progress(message: string): void }): Promise<void>;
+}
+
 export interface TrackingSql {
   /**
    * How tracking rows change:
@@ -359,6 +373,13 @@ export interface Dialect {
    * `CREATE INDEX CONCURRENTLY`). A sentence for the failure message; undefined when there is none.
    */
   failureHint?(statement: string, error: unknown): string | undefined;
+  /**
+   * Where a statement may return before its work is done (ClickHouse: `ALTER TABLE ... UPDATE /
+   * DELETE` mutations run in the background): the wait for that work after the statement, so
+   * that the statements and migrations after it see its result and its failure fails the
+   * migration instead of being recorded as applied. Absent: a statement's work is done when it returns.
+   */
+  backgroundWork?: BackgroundWork;
   /**
    * Release what the dialect shares between connections (PostgreSQL's pools, the chdb engine
    * slot). Connections must be closed first. Safe to call when nothing was opened.

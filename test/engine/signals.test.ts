@@ -1,7 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MTOOL_BIN } from '../support/cli.js';
 import { TestProject, explain, migration } from './support/project.js';
+import { start, waitFor } from './support/running.js';
 import { TARGETS, provision, queryOnce, tableExistsAt, targetReachable, type EngineTarget, type ProvisionedDatabase } from './support/targets.js';
 
 /**
@@ -39,24 +38,6 @@ const CASES: LongMigration[] = [
     grouped: true,
   },
 ];
-
-function start(project: TestProject, args: string[]): { child: ChildProcess; stderr: () => string; exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }> } {
-  const child = spawn(process.execPath, [MTOOL_BIN, ...args], { cwd: project.dir, stdio: ['ignore', 'pipe', 'pipe'] });
-  let err = '';
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => (err += c));
-  child.stdout!.resume();
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
-  return { child, stderr: () => err, exit };
-}
-
-async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 for (const c of CASES) {
   const reachable = await targetReachable(c.target);

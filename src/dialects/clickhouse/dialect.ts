@@ -1,6 +1,7 @@
 import type { SchemaIR } from '../../schema/ir.js';
 import type { Capabilities, Connection, ConnectOptions, Dialect, IntrospectOptions, SessionGuard, TrackingSql } from '../types.js';
 import { parseVersionNumbers } from '../server-version.js';
+import { clickhouseMutations } from './mutations.js';
 import { clickhouseQuoting } from './quoting.js';
 
 /** ClickHouse: no transactions, savepoints, row locks, enforced foreign keys or sequences. */
@@ -38,6 +39,7 @@ export const clickhouseDialect: Dialect = {
   splitDialect: 'clickhouse',
   capabilities: clickhouseCapabilities,
   quote: clickhouseQuoting,
+  backgroundWork: clickhouseMutations,
   async connect(options: ConnectOptions): Promise<Connection> {
     const { connectClickHouse } = await import('./driver.js');
     return connectClickHouse(options);

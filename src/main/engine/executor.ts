@@ -495,9 +495,11 @@ export class Executor {
           };
         }
         begun = true; // from here on a transaction is open, failed or not
-        await this.#execute(file, statement, step);
+        const background = await this.#execute(file, statement, step);
         ran++;
         if (!own?.has(statement)) executed.push({ line: statement.line, text: statement.text });
+        // It ran; what it left running on the server is part of it (a failure there is its failure).
+        if (background) await this.#awaitBackground(file, statement, background);
       }
       current = undefined;
       if (guard?.renewSession) await this.#conn.renewSession?.();
@@ -649,9 +651,14 @@ export class Executor {
     else await this.#conn.query(sql);
   }
 
-  /** Run one statement, with what travels with it where the driver combines them ({@link StatementStep}). */
-  async #execute(file: MigrationFile, statement: SqlStatement, step?: StatementStep): Promise<void> {
+  /**
+   * Run one statement, with what travels with it where the driver combines them ({@link StatementStep}).
+   * @returns where the statement may leave work running on the server ({@link Dialect.backgroundWork}),
+   *   the work that ran before it, for {@link #awaitBackground}.
+   */
+  async #execute(file: MigrationFile, statement: SqlStatement, step?: StatementStep): Promise<ReadonlySet<string> | undefined> {
     const started = this.#options.perf ? performance.now() : 0;
+    const running = step === undefined && this.#dialect.backgroundWork?.mayStart(statement.text) ? await this.#dialect.backgroundWork.before(this.#conn) : undefined;
     await this.#cancellable(async () => {
       if (step) await this.#conn.send!(step);
       else await this.#exec(statement.text);
@@ -659,6 +666,17 @@ export class Executor {
     if (this.#options.perf) {
       this.#log.info(`perf ${formatMs(performance.now() - started)} ${file.filename}:${statement.line} ${statementPreview(statement.text)}`);
     }
+    return running;
+  }
+
+  /** Wait for the work a statement left running on the server (ClickHouse mutations); a run stopped meanwhile stops here. */
+  async #awaitBackground(file: MigrationFile, statement: SqlStatement, running: ReadonlySet<string>): Promise<void> {
+    const progress = (message: string): void => this.#log.info(`${file.filename}:${statement.line}: ${message}`);
+    const signal = this.#options.signal;
+    const started = performance.now();
+    await this.#dialect.backgroundWork!.wait(this.#conn, running, { ...(signal ? { signal } : {}), progress });
+    if (this.#options.perf) this.#log.info(`perf ${formatMs(performance.now() - started)} ${file.filename}:${statement.line} (the server's work it left running)`);
+    this.#checkAbort();
   }
 
   #failure(

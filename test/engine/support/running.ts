@@ -1,0 +1,23 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { MTOOL_BIN } from '../../support/cli.js';
+import type { TestProject } from './project.js';
+
+/** Start `mtool <args>` in the project, its stderr collected, for a test that signals it while it runs. */
+export function start(project: TestProject, args: string[]): { child: ChildProcess; stderr: () => string; exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }> } {
+  const child = spawn(process.execPath, [MTOOL_BIN, ...args], { cwd: project.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => (err += c));
+  child.stdout!.resume();
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+  return { child, stderr: () => err, exit };
+}
+
+/** Poll `check` every 50 ms until it holds; fails after `timeoutMs`. */
+export async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
