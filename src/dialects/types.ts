@@ -115,7 +115,9 @@ export interface Connection {
    * stops at the first failing one. Each migration runs as the database runs DDL: on PostgreSQL
    * in a transaction of its own (its first step begins it, its last step commits it); on MySQL
    * and MariaDB in none (DDL commits itself, the tracking row commits with autocommit), where
-   * a step that begins or commits is refused. A migration's execution time starts with its
+   * a step that commits is refused, and one that begins unless it is the message's first: the
+   * statements of one migration in its transaction, several to a message, the last sent on its
+   * own ({@link send}) with its record and COMMIT. A migration's execution time starts with its
    * first step (the step after the previous step with a record). `onRecorded(i)` runs as the
    * server reports step `i`'s migration recorded (and committed), while the rest of the message
    * still runs. The error is marked with the failing step's index ({@link failedStep}) and part

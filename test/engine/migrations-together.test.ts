@@ -10,7 +10,7 @@ import type { MigrationOutcome } from '../../src/main/engine/types.js';
 import { configureLogging, logger } from '../../src/main/log.js';
 import { appDatabase } from './support/app-database.js';
 import { migration } from './support/project.js';
-import { TARGETS, queryOnce, tableExistsAt, targetReachable } from './support/targets.js';
+import { TARGETS, queryOnce, rowCount, tableExistsAt, targetReachable } from './support/targets.js';
 
 /**
  * Consecutive migrations that run as the database runs DDL (PostgreSQL: each in a transaction of
@@ -191,8 +191,8 @@ for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type ===
       await put('app__0003_c.sql', migration(['CREATE TABLE c (id integer)']));
       const { messages, error } = await applyAll();
       expect(error).toBeUndefined();
-      // Its two statements and the switch back, each on its own.
-      expect(messages).toEqual(['all 1', 'one', 'one', 'one', 'all 1']);
+      // Alone: its two statements in one message of its own transaction, then the switch back with its record.
+      expect(messages).toEqual(['all 1', 'all 0', 'one', 'all 1']);
       expect(await recorded()).toEqual(['app__0001_a.sql', 'app__0002_switch.sql', 'app__0003_c.sql']);
       expect(await tableExistsAt(target, app.url, 'c')).toBe(true);
     });
@@ -237,6 +237,45 @@ for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type ===
       const { messages, error } = await applyAll({ perf: true });
       expect(error).toBeUndefined();
       expect(messages).toEqual(['one', 'one']);
+    });
+
+    /**
+     * A data file in a transaction of its own, 250 INSERTs into a: where migrations are not sent
+     * together with it (MySQL: it starts with data; PostgreSQL: its SET makes it change the
+     * session), its statements go 100 to a message, the last alone with the record and COMMIT.
+     * `failAt`: the INSERT (1-based) made to fail on a duplicate key.
+     */
+    async function putRows(failAt?: number): Promise<number> {
+      const first = transactionalDdl ? ["SET statement_timeout = '10s'"] : [];
+      const rows = Array.from({ length: 250 }, (_, k) => `INSERT INTO a VALUES (${failAt === k + 1 ? 1 : k + 1})`);
+      await put('app__0001_a.sql', migration(['CREATE TABLE a (id integer primary key)']));
+      await put('app__0002_rows.sql', migration([...first, ...rows], ['DELETE FROM a']));
+      // The failing INSERT's line: after '-- upgrade' and the SET.
+      return failAt === undefined ? 0 : 1 + first.length + failAt;
+    }
+
+    it("sends a data file's statements in a transaction of its own 100 to a message, the last with its record", async () => {
+      await putRows();
+      const { messages, outcomes, error } = await applyAll();
+      expect(error).toBeUndefined();
+      expect(outcomes.map((o) => o.filename)).toEqual(['app__0001_a.sql', 'app__0002_rows.sql']);
+      // 250 INSERTs (and PostgreSQL's SET, and the settings put back after it): three messages before the last statement.
+      expect(messages.filter((m) => m === 'all 0')).toHaveLength(3);
+      expect(messages[messages.length - 1]).toBe('one');
+      expect(await rowCount(target, app.url, 'a')).toBe(250);
+      expect(await recorded()).toEqual(['app__0001_a.sql', 'app__0002_rows.sql']);
+    });
+
+    it('names a statement that fails in a later message of a data file by its line, and rolls the file back whole', async () => {
+      const line = await putRows(182);
+      const { messages, error } = await applyAll();
+      expect(error).toBeInstanceOf(MigrationFailedError);
+      expect((error as Error).message).toMatch(new RegExp(`^app__0002_rows\\.sql:${line}: .*(duplicate|Duplicate).* — migration app__0002_rows\\.sql was rolled back as a whole`));
+      // Stopped in its second message: nothing after it was sent.
+      expect(messages.filter((m) => m === 'all 0')).toHaveLength(2);
+      expect(messages).not.toContain('one');
+      expect(await rowCount(target, app.url, 'a')).toBe(0);
+      expect(await recorded()).toEqual(['app__0001_a.sql']);
     });
   });
 }

@@ -167,8 +167,8 @@ class MysqlConnection implements Connection {
   }
 
   async sendAll(steps: readonly StatementStep[], onRecorded?: (step: number) => void): Promise<void> {
-    if (steps.some((s) => s.begin || s.commit)) {
-      throw new MtoolError('MTOOL_INTERNAL', `${this.#ctx.type} (${this.#ctx.databaseName}): a message of several migrations cannot begin or commit a transaction`);
+    if (steps.some((s, i) => (s.begin && i > 0) || s.commit)) {
+      throw new MtoolError('MTOOL_INTERNAL', `${this.#ctx.type} (${this.#ctx.databaseName}): a message may begin a transaction with its first step only, and commit none`);
     }
     await this.#message(steps, onRecorded);
   }
