@@ -70,12 +70,26 @@ interface GroupMember extends AppliedMigration {
 }
 
 /**
- * Bounds of one {@link Executor.applyAll} message: files, and characters of their statements
- * (a message is held whole in memory on both sides, and the server's `max_allowed_packet`
- * bounds it; a larger file still goes, alone).
+ * Bounds of one {@link Executor.applyAll} message: files (or, in a message of one file's
+ * statements, statements), and characters of their statements (a message is held whole in memory
+ * on both sides, and the server's `max_allowed_packet` bounds it; a larger file or statement
+ * still goes, alone).
  */
 const MESSAGE_FILES = 100;
 const MESSAGE_CHARS = 1024 * 1024;
+
+/**
+ * Where a message of a file's statements that starts at `from` ends (exclusive): within the
+ * bounds above, and before the file's last statement, which goes on its own with the record.
+ */
+function statementMessageEnd(statements: readonly SqlStatement[], from: number): number {
+  let end = from;
+  let chars = 0;
+  while (end < statements.length - 1 && end - from < MESSAGE_FILES && (end === from || chars + statements[end]!.text.length <= MESSAGE_CHARS)) {
+    chars += statements[end++]!.text.length;
+  }
+  return end;
+}
 
 /** The one savepoint name: each migration releases it before the next takes it. */
 const SAVEPOINT = 'mtool_migration';
@@ -476,13 +490,6 @@ export class Executor {
     // data migration of thousands of INSERTs no longer waits a round trip for each. Not with
     // `--perf` (each statement's own time is logged) nor where a statement may leave work running.
     const chunked = combine && ownTransaction && this.#conn.sendAll !== undefined && !this.#options.perf && this.#dialect.backgroundWork === undefined;
-    /** The statements from `from` up to the next message's end (never the last statement). */
-    const chunkEnd = (from: number): number => {
-      let end = from;
-      let chars = 0;
-      while (end < statements.length - 1 && end - from < MESSAGE_FILES && (end === from || chars + statements[end]!.text.length <= MESSAGE_CHARS)) chars += statements[end++]!.text.length;
-      return end;
-    };
     const ranTo = (end: number, from: number): void => {
       for (let j = from; j < end; j++) {
         ran++;
@@ -494,7 +501,7 @@ export class Executor {
         const statement = statements[i]!;
         this.#checkAbort();
         current = statement;
-        const end = chunked ? chunkEnd(i) : i;
+        const end = chunked ? statementMessageEnd(statements, i) : i;
         if (end - i > 1) {
           const steps: StatementStep[] = statements.slice(i, end).map((s, k) => ({ sql: s.text, begin: k === 0 && !begun }));
           begun = true;
