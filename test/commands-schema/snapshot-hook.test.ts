@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { disposeDialects } from '../../src/dialects/index.js';
 import { loadConfig, selectDatabases } from '../../src/main/config/load-config.js';
 import * as engine from '../../src/main/engine/engine.js';
-import { snapshotHooks } from '../../src/main/engine/snapshot-hook.js';
+import { LARGE_BATCH, snapshotHooks } from '../../src/main/engine/snapshot-hook.js';
 import { configureLogging, logger } from '../../src/main/log.js';
 import { findLatestSnapshot, readSnapshot } from '../../src/main/snapshot/index.js';
 import { createTestDatabase, serverStatus, type TestDatabase } from '../support/databases.js';
@@ -109,6 +109,41 @@ for (const target of targets) {
     });
   });
 }
+
+describe(`a batch of ${LARGE_BATCH} migrations or more with a snapshot after each`, () => {
+  /** The two migrations of {@link setup} and as many more as it takes to have `count`. */
+  async function withMigrations(count: number) {
+    const p = await setup('sqlite', 'sqlite:///app.db');
+    for (let i = 3; i <= count; i++) {
+      await writeFile(join(p.dir, 'migrations', 'app', `app__${String(i).padStart(4, '0')}_t${i}.sql`), `-- upgrade\nCREATE TABLE t${i} (id integer);\n`);
+    }
+    return p;
+  }
+  const said = () => messages().filter((m) => /snapshot of the whole schema; `--defer-snapshots` writes only the last one/.test(m.message));
+
+  it('says, once and before it, that --defer-snapshots would write only the last snapshot', async () => {
+    const p = await withMigrations(LARGE_BATCH + 1);
+    await p.migrate();
+    expect(said()).toEqual([
+      { level: 'INFO', message: `${LARGE_BATCH + 1} migrations to apply, each followed by a snapshot of the whole schema; \`--defer-snapshots\` writes only the last one (a batch this size then takes about half the time or less)` },
+    ].map((m) => expect.objectContaining(m)));
+    // Before the batch's snapshots are written.
+    const all = messages();
+    const hint = all.findIndex((m) => m.message.includes('--defer-snapshots'));
+    expect(hint).toBeGreaterThanOrEqual(0);
+    expect(all.findIndex((m) => /snapshots? written/.test(m.message))).toBeGreaterThan(hint);
+  });
+
+  it('says nothing for a smaller batch, nor with --defer-snapshots', async () => {
+    const smaller = await withMigrations(LARGE_BATCH + 1);
+    await smaller.migrate({ toVersion: String(LARGE_BATCH - 1).padStart(4, '0') });
+    await smaller.migrate();
+    expect(said()).toEqual([]);
+    const deferred = await withMigrations(LARGE_BATCH + 1);
+    await deferred.migrate({ deferSnapshots: true });
+    expect(said()).toEqual([]);
+  });
+});
 
 describe('mtool migrate writes snapshots (through the binary)', () => {
   it('writes one per versioned migration, only the last with --defer-snapshots, none on --dry-run, and never the repeatables\' changes', async () => {

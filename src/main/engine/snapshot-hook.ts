@@ -54,6 +54,14 @@ export const THREAD_MIN_TABLES = 100_000;
  */
 export const TAIL_MIGRATIONS = 64;
 
+/**
+ * From how many migrations a batch with a snapshot after each says that `--defer-snapshots` would
+ * write only the last: 1000 small migrations took 1.8-3.1x as long with a snapshot after each
+ * (`node bench/migrate-peers.mjs`: PostgreSQL 2.50 against 1.37 s, MariaDB 2.35 against 1.22 s,
+ * SQLite 0.87 against 0.28 s).
+ */
+export const LARGE_BATCH = 100;
+
 /** The modules a batch with snapshots needs, loaded on its first migration. */
 type Modules = Awaited<ReturnType<typeof loadModules>>;
 
@@ -157,6 +165,9 @@ export function snapshotHooks(options: SnapshotHookOptions): EngineHooks {
     const log = logFor(entry);
     const state: BatchState = { conn: event.conn, dialect: event.dialect, entry, log, modules, queue: undefined, remaining, window: undefined, pending: [], committed: new WeakSet(), reads: { count: 0, ms: 0 } };
     states.set(event.database, state);
+    if (remaining >= LARGE_BATCH) {
+      log.info(`${remaining} migrations to apply, each followed by a snapshot of the whole schema; \`--defer-snapshots\` writes only the last one (a batch this size then takes about half the time or less)`);
+    }
     return state;
   };
 
