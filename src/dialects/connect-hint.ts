@@ -9,9 +9,7 @@ export interface ConnectTarget {
   product: string;
   host: string;
   port: number;
-  /** The database named by the URL. */
-  database: string;
-  /** The statement that creates it, for the hint when it does not exist. */
+  /** The statement that creates the URL's database, for the hint when it does not exist. */
   createDatabase: string;
   /** Codes (SQLSTATE, errno, server code) meaning the database does not exist. */
   unknownDatabase: readonly (string | number)[];

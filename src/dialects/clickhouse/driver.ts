@@ -32,7 +32,6 @@ export async function connectClickHouse(options: ConnectOptions): Promise<Connec
         product: 'ClickHouse',
         host,
         port,
-        database,
         createDatabase: `CREATE DATABASE ${clickhouseQuoting.ident(database)}`,
         // UNKNOWN_DATABASE; UNKNOWN_USER, WRONG_PASSWORD, REQUIRED_PASSWORD, AUTHENTICATION_FAILED.
         unknownDatabase: [81],

@@ -72,7 +72,6 @@ export async function connectMysql(options: ConnectOptions, flavour: MysqlFlavou
       product: flavour.type === 'mariadb' ? 'MariaDB' : 'MySQL',
       host,
       port,
-      database,
       createDatabase: `CREATE DATABASE ${mysqlQuoting.ident(database)}`,
       // ER_BAD_DB_ERROR; ER_ACCESS_DENIED_ERROR, ER_ACCESS_DENIED_NO_PASSWORD_ERROR (MariaDB's unix_socket users), ER_DBACCESS_DENIED_ERROR.
       unknownDatabase: [1049],

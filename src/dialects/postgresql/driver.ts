@@ -181,7 +181,6 @@ function connectTarget(url: ConnectionUrl): ConnectTarget {
     product: 'PostgreSQL',
     host,
     port,
-    database,
     createDatabase: `CREATE DATABASE ${postgresQuoting.ident(database)}`,
     // invalid_catalog_name; invalid_password, invalid_authorization_specification (no such role, no pg_hba.conf entry).
     unknownDatabase: ['3D000'],
