@@ -490,6 +490,7 @@ export class Executor {
     // data migration of thousands of INSERTs no longer waits a round trip for each. Not with
     // `--perf` (each statement's own time is logged) nor where a statement may leave work running.
     const chunked = combine && ownTransaction && this.#conn.sendAll !== undefined && !this.#options.perf && this.#dialect.backgroundWork === undefined;
+    /** Statements `from` up to `end` (exclusive) ran: counted, and the file's own listed as run. */
     const ranTo = (end: number, from: number): void => {
       for (let j = from; j < end; j++) {
         ran++;
@@ -538,8 +539,7 @@ export class Executor {
         }
         begun = true; // from here on a transaction is open, failed or not
         const background = await this.#execute(file, statement, step);
-        ran++;
-        if (!own?.has(statement)) executed.push({ line: statement.line, text: statement.text });
+        ranTo(i + 1, i);
         // It ran; what it left running on the server is part of it (a failure there is its failure).
         if (background) await this.#awaitBackground(file, statement, background);
       }
