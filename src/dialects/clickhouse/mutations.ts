@@ -67,18 +67,18 @@ async function mutations(conn: Connection, where: string): Promise<Mutation[]> {
 }
 
 // Current servers show the command in parentheses.
-const describe = (m: Mutation): string => `mutation ${m.id} of ${m.database}.${m.table} (${m.command.replace(/^\(([\s\S]*)\)$/, '$1')})`;
+const named = (m: Mutation): string => `mutation ${m.id} of ${m.database}.${m.table} (${m.command.replace(/^\(([\s\S]*)\)$/, '$1')})`;
 
 function failed(m: Mutation): MtoolError {
   const kill = `KILL MUTATION WHERE database = ${clickhouseQuoting.literal(m.database)} AND table = ${clickhouseQuoting.literal(m.table)} AND mutation_id = ${clickhouseQuoting.literal(m.id)}`;
   return new MtoolError(
     'MTOOL_DATABASE',
-    `${describe(m)} failed on the server: ${m.failure}; it stays queued, retried, and holds up the table's later mutations until it is killed: ${kill}`,
+    `${named(m)} failed on the server: ${m.failure}; it stays queued, retried, and holds up the table's later mutations until it is killed: ${kill}`,
   );
 }
 
 function removed(m: Mutation): MtoolError {
-  return new MtoolError('MTOOL_DATABASE', `${describe(m)} was removed before it finished (killed, or its table dropped); the parts it had rewritten stay rewritten`);
+  return new MtoolError('MTOOL_DATABASE', `${named(m)} was removed before it finished (killed, or its table dropped); the parts it had rewritten stay rewritten`);
 }
 
 export const clickhouseMutations: BackgroundWork = {
@@ -102,7 +102,7 @@ export const clickhouseMutations: BackgroundWork = {
       if (performance.now() >= nextProgress) {
         nextProgress += PROGRESS_EVERY_MS;
         const seconds = Math.round((performance.now() - waitingSince) / 1000);
-        const what = pending.map((m) => `${describe(m)}: ${m.partsToDo} part${m.partsToDo === 1 ? '' : 's'} to do`).join('; ');
+        const what = pending.map((m) => `${named(m)}: ${m.partsToDo} part${m.partsToDo === 1 ? '' : 's'} to do`).join('; ');
         const old = pending[0]!.failure === undefined ? "; this server does not report a mutation's failure: if its log shows one failing, it never ends, and Ctrl-C stops the run (the migration is then not recorded)" : '';
         progress(`waiting ${seconds} s for ${what}${old}`);
       }
