@@ -10,11 +10,12 @@ import { batchProject, body, captureLogs } from './harness.js';
 import { CASES } from './window-cases.js';
 
 /**
- * `--defer-snapshots` reads the schema on a second connection while the batch's last
- * migrations run, then re-reads only the tables they touched (snapshot-hook.ts `readAhead`,
- * SchemaWindow.follow). Whatever that read saw (the schema before the tail, as PostgreSQL's
- * snapshot guarantees; on MySQL and MariaDB each table as some tail migration left it), the
- * snapshot must be the live schema at the end: checked for every split of the window cases.
+ * `--defer-snapshots` reads the schema on a second connection while the batch's last migrations
+ * run (on MySQL and MariaDB, by default, all of them: a SchemaFollower), then re-reads only the
+ * tables they touched (deferred-snapshot.ts, SchemaWindow.follow). Whatever that read saw (the
+ * schema before the tail, as PostgreSQL's snapshot guarantees; on MySQL and MariaDB each table as
+ * some tail migration left it), the snapshot must be the live schema at the end: checked for
+ * every split of the window cases.
  */
 
 const logs = captureLogs();
@@ -39,17 +40,19 @@ interface DeferredRun {
   written: Record<string, unknown> | undefined;
   warnings: unknown[];
   debug: string[];
+  /** The schema reads for snapshots: how many tables each asked for (`all`: in full), in order. */
+  reads: unknown[];
 }
 
-/** `migrate --defer-snapshots` of `migrations` on a fresh database, the last `tail` read ahead of. */
-async function deferred(target: EngineTarget, migrations: readonly string[], tail: number, urlQuery = ''): Promise<DeferredRun> {
+/** `migrate --defer-snapshots` of `migrations` on a fresh database, the last `tail` read ahead of (undefined: as mtool chooses). */
+async function deferred(target: EngineTarget, migrations: readonly string[], tail: number | undefined, urlQuery = ''): Promise<DeferredRun> {
   const db = await provision(target);
   try {
     const { dir, config, entry } = await batchProject(target.type, db.url + urlQuery, migrations);
     logs.clear();
     let error: unknown;
     try {
-      await engine.migrate(entry, { root: dir, log: logger }, { deferSnapshots: true, hooks: snapshotHooks({ root: dir, databases: config.databases, log: logger, tailMigrations: tail }) });
+      await engine.migrate(entry, { root: dir, log: logger }, { deferSnapshots: true, hooks: snapshotHooks({ root: dir, databases: config.databases, log: logger, ...(tail === undefined ? {} : { tailMigrations: tail }) }) });
     } catch (e) {
       error = e;
     }
@@ -65,6 +68,7 @@ async function deferred(target: EngineTarget, migrations: readonly string[], tai
       written: logged.find((l) => String(l.message).startsWith('snapshot written in')),
       warnings: logged.filter((l) => l.level === 'WARNING').map((l) => l.message),
       debug: logged.filter((l) => l.level === 'DEBUG').map((l) => String(l.message)),
+      reads: logged.filter((l) => String(l.message).startsWith('schema read for snapshots')).map((l) => l.asked),
     };
   } finally {
     await disposeDialects();
@@ -90,8 +94,9 @@ for (const id of ['postgresql', 'mysql', 'mariadb']) {
           introspections.add(run.written?.introspection);
         }
       }
-      // Some tails need a full read (a table touched twice, inheritance): both paths ran.
-      expect([...introspections].sort()).toEqual(['full', 'partial']);
+      // PostgreSQL: some tails need a full read (a table touched twice, inheritance), so both
+      // paths ran. MySQL and MariaDB follow every split (a table touched twice is read once).
+      expect([...introspections].sort()).toEqual(id === 'postgresql' ? ['full', 'partial'] : ['partial']);
     }, 180_000);
 
     // MySQL and MariaDB name every table a statement changes: a table changed twice is read once, at the end.
@@ -114,6 +119,70 @@ for (const id of ['postgresql', 'mysql', 'mariadb']) {
       expect(run.error).toMatchObject({ name: 'MigrationFailedError' });
       expect(run.snapshot).toBe(run.live);
       expect(run.written).toMatchObject({ introspection: 'partial', file: expect.stringMatching(/app__0003_m3\.schema\.json$/) });
+    }, 60_000);
+  });
+}
+
+/**
+ * A batch of several messages (the executor sends up to 100 migrations in one): tables created,
+ * altered, renamed, indexed and dropped across message boundaries, so the follower's reads see
+ * tables that later messages change again.
+ */
+function longBatch(count: number, unknownAt?: number): string[] {
+  const out: string[] = [];
+  const live: string[] = [];
+  const older = (back: number) => live[Math.max(0, live.length - 1 - back)]!;
+  for (let i = 0; out.length < count; i++) {
+    out.push(`CREATE TABLE t${i} (id int PRIMARY KEY, name varchar(20))`);
+    live.push(`t${i}`);
+    if (i % 9 === 4) out.push(`ALTER TABLE ${older(3)} ADD COLUMN late${i} int`);
+    if (i % 23 === 11) {
+      const from = older(10);
+      out.push(`RENAME TABLE ${from} TO r${i}`);
+      live[live.indexOf(from)] = `r${i}`;
+    }
+    if (i % 31 === 20) out.push(`CREATE INDEX ix${i} ON ${older(1)} (name)`);
+    if (i % 37 === 30) {
+      const gone = older(2);
+      out.push(`DROP TABLE ${gone}`);
+      live.splice(live.indexOf(gone), 1);
+    }
+    if (unknownAt !== undefined && out.length === unknownAt) out.push(`CREATE VIEW v${i} AS SELECT 1 AS one`);
+  }
+  return out.slice(0, count);
+}
+
+for (const id of ['mysql', 'mariadb']) {
+  const target = TARGETS.find((t) => t.id === id)!;
+  describe.skipIf(!(await targetReachable(target)))(`deferred snapshot followed while the batch runs (${id})`, () => {
+    it('reads the tables of each message after it commits, and at the end only the last message\'s', async () => {
+      const run = await deferred(target, longBatch(320), undefined);
+      expect(run.error).toBeUndefined();
+      expect(run.warnings).toEqual([]);
+      expect(run.snapshot).toBe(run.live);
+      expect(run.written).toMatchObject({ introspection: 'partial', read_ahead_ms: expect.any(Number) });
+      // In full at the start, then the tables of each of the four messages: the last one's (20
+      // migrations) at the end.
+      expect(run.reads.length).toBeGreaterThanOrEqual(5);
+      expect(run.reads[run.reads.length - 1]).toEqual(expect.any(Number));
+      expect(run.reads[run.reads.length - 1]).toBeLessThanOrEqual(30);
+    }, 60_000);
+
+    it('reads in full after a migration whose tables it cannot tell, and follows on', async () => {
+      const run = await deferred(target, longBatch(180, 120), undefined);
+      expect(run.error).toBeUndefined();
+      expect(run.snapshot).toBe(run.live);
+      expect(run.written).toMatchObject({ introspection: 'partial' });
+      expect(run.reads.filter((r) => r === 'all').length).toBeGreaterThanOrEqual(2);
+    }, 60_000);
+
+    it('after a migration failing in the third message is the schema the ones before it left', async () => {
+      const migrations = longBatch(230);
+      migrations[219] = 'INSERT INTO nowhere VALUES (1)';
+      const run = await deferred(target, migrations, undefined);
+      expect(run.error).toMatchObject({ name: 'MigrationFailedError' });
+      expect(run.snapshot).toBe(run.live);
+      expect(run.written).toMatchObject({ introspection: 'partial', file: expect.stringMatching(/app__0219_m219\.schema\.json$/) });
     }, 60_000);
   });
 }

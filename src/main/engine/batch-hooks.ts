@@ -25,6 +25,8 @@ export class BatchHooks {
   #unreported: AppliedMigration[] = [];
   /** Versioned migrations committed in this batch, in order. */
   readonly applied: AppliedMigration[] = [];
+  /** `beforeTail` was called: commits go to `tailCommitted` as they come, and `afterBatch` is due. */
+  #tailStarted = false;
 
   constructor(session: DatabaseSession, hooks: EngineHooks | undefined, deferred: boolean) {
     this.#session = session;
@@ -42,6 +44,14 @@ export class BatchHooks {
   /** For the executor's `onCommit`: migrations whose transaction committed. */
   readonly committed = async (migrations: readonly AppliedMigration[]): Promise<void> => {
     this.#unreported.push(...migrations);
+    if (!this.#tailStarted || !this.#hooks?.tailCommitted) return;
+    const versioned = migrations.filter((m) => m.file.kind === 'versioned');
+    if (versioned.length === 0) return;
+    try {
+      this.#hooks.tailCommitted({ ...this.#context, committed: versioned });
+    } catch (error) {
+      this.#session.log.warn('tail-commit hook failed; the migrations themselves are applied and recorded', { error });
+    }
   };
 
   /**
@@ -49,15 +59,17 @@ export class BatchHooks {
    * undefined when the hooks have no use for it or migrations do not commit one by one.
    */
   tailStart(files: readonly MigrationFile[], commitsEach: boolean): number | undefined {
-    const size = this.#hooks?.tailSize ?? 0;
-    if (!this.#deferred || !commitsEach || !this.#hooks?.beforeTail || size <= 0 || files.length === 0) return undefined;
-    return Math.max(0, files.length - size);
+    if (!this.#deferred || !commitsEach || !this.#hooks?.beforeTail || !this.#hooks.tailSize || files.length === 0) return undefined;
+    const size = this.#hooks.tailSize(this.#context.dialect);
+    return size > 0 ? Math.max(0, files.length - size) : undefined;
   }
 
   /** `beforeTail` for the batch's last versioned migrations; a hook that throws only warns. */
   async beforeTail(pending: readonly MigrationFile[]): Promise<void> {
     const hook = this.#hooks?.beforeTail?.bind(this.#hooks);
-    if (hook) await this.#run('before-tail hook', () => hook({ ...this.#context, pending, connectOptions: this.#session.connectOptions }), false);
+    if (!hook) return;
+    this.#tailStarted = true;
+    await this.#run('before-tail hook', () => hook({ ...this.#context, pending, connectOptions: this.#session.connectOptions }), false);
   }
 
   /** `remaining`: versioned migrations of the batch from this one on, this one included. */
@@ -79,11 +91,11 @@ export class BatchHooks {
     if (hook && versioned.length > 0) await this.#run('after-commit hook', () => hook({ ...this.#context, committed: versioned }), false);
   }
 
-  /** `afterBatch`, when at least one versioned migration was committed (also after a failure). */
+  /** `afterBatch`, when at least one versioned migration was committed (also after a failure) or the tail began. */
   async end(failed: boolean): Promise<void> {
     await this.flushCommits();
     const hook = this.#hooks?.afterBatch?.bind(this.#hooks);
-    if (hook && this.applied.length > 0) {
+    if (hook && (this.applied.length > 0 || this.#tailStarted)) {
       await this.#run('after-batch hook', () => hook({ ...this.#context, applied: this.applied, deferred: this.#deferred, failed }), true);
     }
   }

@@ -45,7 +45,7 @@ export interface BeforeTailEvent extends HookContext {
 }
 
 export interface AfterBatchEvent extends HookContext {
-  /** Versioned migrations applied and committed in this run, in order (not baselined ones). */
+  /** Versioned migrations applied and committed in this run, in order (not baselined ones); empty only after `beforeTail`. */
   applied: AppliedMigration[];
   /** `--defer-snapshots`: the per-migration hooks were not called; write the final state now. */
   deferred: boolean;
@@ -64,22 +64,30 @@ export interface AfterBatchEvent extends HookContext {
  * `beforeVersionedMigration` → (the migration runs) → `afterVersionedMigration` → `afterCommit`
  * once the transaction holding it commits (at once, or with the later migrations of its group).
  * A migration that fails gets neither after-hook. `afterBatch` comes once, after the last
- * commit, whenever at least one versioned migration was applied, also when a later one failed.
+ * commit, whenever at least one versioned migration was applied (also when a later one failed)
+ * or `beforeTail` was called.
  * The schema a hook reads between migrations includes every migration that ran before it,
  * committed or not (same connection).
  */
 export interface EngineHooks {
   /**
    * With `--defer-snapshots`, where each migration commits as it ends (not SQLite's groups): how
-   * many of the batch's last versioned migrations {@link beforeTail} comes before.
+   * many of the batch's last versioned migrations {@link beforeTail} comes before (Infinity: all).
    */
-  readonly tailSize?: number;
+  tailSize?(dialect: Dialect): number;
   /**
    * Called once, before the last {@link tailSize} versioned migrations (or all, when fewer) are
-   * sent; they wait for it. Must not use `conn` nor throw; what it leaves running, `afterBatch`
-   * awaits (or, when no migration was applied, nothing does: it must end on its own).
+   * sent; they wait for it (what need not be ready before they start should not be awaited).
+   * Must not use `conn` nor throw. What it leaves running, `afterBatch`
+   * awaits: it is called whenever this was, also when no migration was applied.
    */
   beforeTail?(event: BeforeTailEvent): Promise<void>;
+  /**
+   * After {@link beforeTail}: versioned migrations of the tail that are now committed, in the order
+   * they ran (where several go to the server in one message, as the message ends). The next
+   * migrations wait for it: it must return at once, and not use `conn` nor throw.
+   */
+  tailCommitted?(event: AfterCommitEvent): void;
   beforeVersionedMigration?(event: BeforeMigrationEvent): Promise<void>;
   afterVersionedMigration?(event: AfterMigrationEvent): Promise<void>;
   afterCommit?(event: AfterCommitEvent): Promise<void>;

@@ -2,21 +2,17 @@ import { performance } from 'node:perf_hooks';
 import type { Connection, Dialect } from '../../dialects/types.js';
 import { MtoolError } from '../../errors.js';
 import type { MigrationFile } from '../../parser/migration-file.js';
-import type { SchemaIR } from '../../schema/ir.js';
 import type { DatabaseEntry } from '../config/types.js';
 import type { Logger } from '../log.js';
-import type { SchemaReader, SchemaWindow, WindowEntry } from '../snapshot/schema-window.js';
+import type { SchemaWindow, WindowEntry } from '../snapshot/schema-window.js';
 import type { QueuedSnapshot, SnapshotSink, WrittenListener } from '../snapshot/snapshot-queue.js';
-import type { DatabaseCode } from './ddl-targets.js';
+import { deferredSnapshots, type DeferredSnapshotOptions } from './deferred-snapshot.js';
 import { formatMs } from './executor.js';
-import type { BeforeTailEvent, EngineHooks, HookContext } from './hooks.js';
+import type { EngineHooks, HookContext } from './hooks.js';
+import { loadSnapshotModules, migrationId, round, schemaReader, type SnapshotModules } from './snapshot-modules.js';
 
-export interface SnapshotHookOptions {
-  /** Project root (`.mtool/schemas` lives under it). */
-  root: string;
-  /** The configured databases; the hook finds the one an event names. */
-  databases: readonly DatabaseEntry[];
-  log: Logger;
+/** `root`, `databases`, `log` and `--defer-snapshots`' `tailMigrations`: see {@link DeferredSnapshotOptions}. */
+export interface SnapshotHookOptions extends DeferredSnapshotOptions {
   /**
    * Batches whose snapshots will hold at least this many tables in all (see {@link THREAD_MIN_TABLES})
    * write them in a worker thread. `0`: always; `Infinity`: never.
@@ -24,16 +20,6 @@ export interface SnapshotHookOptions {
   threadMinTables?: number;
   /** The worker's entry (default: beside snapshot-thread.js); tests running the sources point it at tsc's output. */
   threadWorkerUrl?: URL;
-  /** `--defer-snapshots`: how many of the batch's last migrations the schema is read ahead of (default {@link TAIL_MIGRATIONS}; 0: never). */
-  tailMigrations?: number;
-}
-
-/** `--defer-snapshots`: the schema read on a second connection before or while a batch's last migrations ran. */
-interface ReadAhead {
-  conn: Connection;
-  pending: readonly MigrationFile[];
-  /** Undefined when the read failed (then the snapshot reads in full, as without it). */
-  read: Promise<{ schema: SchemaIR; code: DatabaseCode; ms: number } | undefined>;
 }
 
 /**
@@ -47,35 +33,12 @@ interface ReadAhead {
 export const THREAD_MIN_TABLES = 100_000;
 
 /**
- * `--defer-snapshots` reads the schema on a second connection while the batch's last this-many
- * migrations run, and at the end only the tables they touched (see {@link snapshotHooks}).
- * Small migrations take 1.5-3 ms each on PostgreSQL and MariaDB here, so 64 of them cover a read
- * of 1000 tables (60-160 ms); a read of 64 tables took 15-35 ms on MariaDB.
- */
-export const TAIL_MIGRATIONS = 64;
-
-/**
  * From how many migrations a batch with a snapshot after each says that `--defer-snapshots` would
  * write only the last: 1000 small migrations took 1.8-3.1x as long with a snapshot after each
  * (`node bench/migrate-peers.mjs`: PostgreSQL 2.50 against 1.37 s, MariaDB 2.35 against 1.22 s,
  * SQLite 0.87 against 0.28 s).
  */
 export const LARGE_BATCH = 100;
-
-/** The modules a batch with snapshots needs, loaded on its first migration. */
-type Modules = Awaited<ReturnType<typeof loadModules>>;
-
-const loadModules = async () => {
-  const [{ trackingTables }, { SnapshotWriter }, { SnapshotQueue }, { ThreadedSnapshotQueue }, { SchemaWindow }, targets] = await Promise.all([
-    import('../models/live-schema.js'),
-    import('../snapshot/snapshot-writer.js'),
-    import('../snapshot/snapshot-queue.js'),
-    import('../snapshot/snapshot-thread.js'),
-    import('../snapshot/schema-window.js'),
-    import('./ddl-targets.js'),
-  ]);
-  return { trackingTables, SnapshotWriter, SnapshotQueue, ThreadedSnapshotQueue, SchemaWindow, targets };
-};
 
 /** A queued snapshot as the hook keeps it: with its whole window entry (the migration file). */
 interface Pending extends QueuedSnapshot {
@@ -89,7 +52,7 @@ interface BatchState {
   dialect: Dialect;
   entry: DatabaseEntry;
   log: Logger;
-  modules: Modules;
+  modules: SnapshotModules;
   /** Made for the first snapshot handed to it ({@link queueFor}). */
   queue: SnapshotSink | undefined;
   /** Versioned migrations the batch meant to apply when it started. */
@@ -113,24 +76,6 @@ const EARLY_READ_FACTOR = 20;
 const EARLY_READ_MIN_MS = 50;
 
 /**
- * How the snapshots read one connection's schema (the tracking tables left out) and its
- * {@link DatabaseCode}: for a {@link SchemaWindow}, and for the deferred snapshot's read ahead.
- */
-function schemaReader(dialect: Dialect, conn: Connection, modules: Modules, exclude: readonly string[], log: Logger): SchemaReader {
-  const { targets } = modules;
-  const syntax = targets.ddlSyntax(dialect);
-  return {
-    read: async (tables) => {
-      const started = performance.now();
-      const schema = await dialect.introspect(conn, tables ? { exclude, tables } : { exclude });
-      log.debug(`schema read for snapshots in ${formatMs(performance.now() - started)}`, { asked: tables ? tables.length : 'all', tables: Object.keys(schema.tables).length });
-      return schema;
-    },
-    code: async () => (syntax.codeCheck ? targets.databaseCode((await conn.query(syntax.codeCheck)).rows[0]) : targets.NO_CODE),
-  };
-}
-
-/**
  * `migrate`'s schema snapshots (spec "Schema snapshot"): after each applied versioned migration
  * the live schema (tracking tables left out) is written as
  * `.mtool/schemas/<db>__<NNNN>_<desc>.schema.json`; with `--defer-snapshots` only once, for the
@@ -148,10 +93,12 @@ function schemaReader(dialect: Dialect, conn: Connection, modules: Modules, excl
  *   throws when a snapshot could not be read or written.
  * Logs per file `snapshot written in N ms` at DEBUG (`introspection`: how its schema was found:
  * `full`, `partial` or `none`) and one INFO line per batch with the count, bytes and times.
+ * The deferred snapshot and the reads that start before it: deferred-snapshot.ts.
  * @example await engine.migrate(entry, ctx, { hooks: snapshotHooks({ root, databases: config.databases, log }) })
  */
 export function snapshotHooks(options: SnapshotHookOptions): EngineHooks {
   const states = new Map<string, BatchState>();
+  const deferred = deferredSnapshots(options);
   const entryOf = (database: string) => options.databases.find((d) => d.name === database);
   const logFor = (entry: DatabaseEntry) => options.log.child({ db_name: entry.name, db_type: entry.type });
 
@@ -161,7 +108,7 @@ export function snapshotHooks(options: SnapshotHookOptions): EngineHooks {
     const entry = entryOf(event.database);
     if (!entry) return undefined;
     // Loaded here, not at the top: a migrate that applies nothing must not pay for them.
-    const modules = await loadModules();
+    const modules = await loadSnapshotModules();
     const log = logFor(entry);
     const state: BatchState = { conn: event.conn, dialect: event.dialect, entry, log, modules, queue: undefined, remaining, window: undefined, pending: [], committed: new WeakSet(), reads: { count: 0, ms: 0 } };
     states.set(event.database, state);
@@ -173,7 +120,7 @@ export function snapshotHooks(options: SnapshotHookOptions): EngineHooks {
 
   const openWindow = (state: BatchState): Promise<SchemaWindow> => {
     const { modules, dialect, conn } = state;
-    const reader = schemaReader(dialect, conn, modules, modules.trackingTables(state.entry), state.log);
+    const reader = schemaReader(dialect, conn, modules, state.entry, state.log);
     return modules.SchemaWindow.open(reader, modules.targets, modules.targets.ddlSyntax(dialect));
   };
 
@@ -218,95 +165,10 @@ export function snapshotHooks(options: SnapshotHookOptions): EngineHooks {
     throw error;
   };
 
-  /** `--defer-snapshots`: the schema read ahead of the batch's last migrations, by database. */
-  const aheads = new Map<string, ReadAhead>();
-
-  /**
-   * `--defer-snapshots`, before the batch's last migrations: read the schema on a connection of
-   * its own meanwhile. It starts from the schema before them where the database reads its catalog
-   * through a snapshot (PostgreSQL), else (MySQL, MariaDB) from each table as one of them left it,
-   * which serves only where what a migration touches never depends on the schema before it.
-   */
-  const readAhead = async (event: BeforeTailEvent): Promise<void> => {
-    const entry = entryOf(event.database);
-    if (!entry) return;
-    const modules = await loadModules();
-    const snapshot = event.dialect.capabilities.catalogSnapshots;
-    if (!snapshot && !modules.targets.ddlSyntax(event.dialect).namesEveryTable) return;
-    const log = logFor(entry);
-    // Only a head start is lost when this fails: the snapshot is read at the end, as without it.
-    const opened = (async (): Promise<Connection | undefined> => {
-      let conn: Connection | undefined;
-      try {
-        conn = await event.dialect.connect({ ...event.connectOptions, second: 'spare' });
-        if (snapshot) await conn.beginSnapshot!();
-        return conn;
-      } catch (error) {
-        log.debug('schema not read ahead of the last migrations', { error });
-        await conn?.close().catch(() => undefined);
-        return undefined;
-      }
-    })();
-    // The snapshot must be taken before the migrations start; a read without one (MySQL) may
-    // connect while they run.
-    if (snapshot && !(await opened)) return;
-    const read = (async () => {
-      const reader = await opened;
-      if (!reader) return undefined;
-      const started = performance.now();
-      try {
-        const read = schemaReader(event.dialect, reader, modules, modules.trackingTables(entry), log);
-        const code = await read.code();
-        const schema = await read.read();
-        return { schema, code, ms: performance.now() - started };
-      } catch (error) {
-        // Catalog functions may fail on objects the migrations drop meanwhile: read at the end instead.
-        log.debug('schema read ahead of the last migrations failed; the snapshot reads it in full', { error });
-        return undefined;
-      } finally {
-        await reader.close().catch(() => undefined);
-      }
-    })();
-    aheads.set(event.database, { conn: event.conn, pending: event.pending, read });
-  };
-
-  /**
-   * The schema read ahead (see {@link readAhead}) brought up to date: the tables the last
-   * migrations touched read again, or undefined when one of them needs more (SchemaWindow.follow).
-   */
-  const caughtUp = async (ahead: ReadAhead, event: HookContext, reader: SchemaReader, modules: Modules): Promise<{ schema: SchemaIR; readAheadMs: number } | undefined> => {
-    const read = await ahead.read;
-    if (!read) return undefined;
-    const window = modules.SchemaWindow.from(reader, modules.targets, modules.targets.ddlSyntax(event.dialect), read.schema, read.code);
-    for (const file of ahead.pending) if (!(await window.follow(file))) return undefined;
-    await window.flush();
-    return { schema: window.schema, readAheadMs: read.ms };
-  };
-
-  /** `--defer-snapshots`: the last migration's snapshot, written durably. */
-  const deferred = async (event: HookContext, file: MigrationFile): Promise<void> => {
-    const ahead = aheads.get(event.database);
-    aheads.delete(event.database);
-    const entry = entryOf(event.database);
-    if (!entry) return;
-    const started = performance.now();
-    const modules = await loadModules();
-    const reader = schemaReader(event.dialect, event.conn, modules, modules.trackingTables(entry), logFor(entry));
-    const fresh = ahead?.conn === event.conn ? await caughtUp(ahead, event, reader, modules) : undefined;
-    const schema = fresh?.schema ?? (await reader.read());
-    const writer = new modules.SnapshotWriter(options.root, entry.name, entry.type);
-    const { path, bytes } = await writer.write({ migrationId: migrationId(entry, file), schema });
-    logFor(entry).info(`snapshot written in ${formatMs(performance.now() - started)}`, {
-      file: path,
-      bytes,
-      introspection: fresh ? 'partial' : 'full',
-      ...(fresh ? { read_ahead_ms: round(fresh.readAheadMs) } : {}),
-    });
-  };
-
   return {
-    tailSize: options.tailMigrations ?? TAIL_MIGRATIONS,
-    beforeTail: readAhead,
+    tailSize: deferred.tailSize,
+    beforeTail: deferred.beforeTail,
+    tailCommitted: deferred.tailCommitted,
 
     async beforeVersionedMigration(event) {
       if (event.file.version === undefined) return;
@@ -352,12 +214,7 @@ export function snapshotHooks(options: SnapshotHookOptions): EngineHooks {
     async afterBatch(event) {
       const state = states.get(event.database);
       states.delete(event.database);
-      if (event.deferred) {
-        const last = event.applied[event.applied.length - 1];
-        if (last) await deferred(event, last.file);
-        else aheads.delete(event.database);
-        return;
-      }
+      if (event.deferred) return deferred.write(event);
       if (state?.conn !== event.conn) return;
       let readError: unknown;
       try {
@@ -398,15 +255,11 @@ export function snapshotHooks(options: SnapshotHookOptions): EngineHooks {
   };
 }
 
-const migrationId = (entry: DatabaseEntry, file: MigrationFile) => `${entry.name}__${file.version}_${file.description}`;
-
 /** The tracking row's time, when it reads as one; else now. */
 function appliedAt(text: string): Date {
   const at = new Date(text);
   return Number.isNaN(at.getTime()) ? new Date() : at;
 }
-
-const round = (ms: number) => Math.round(ms * 10) / 10;
 
 function megabytes(bytes: number): string {
   return bytes >= 1e6 ? `${(bytes / 1e6).toFixed(1)} MB` : `${(bytes / 1e3).toFixed(1)} kB`;

@@ -104,6 +104,17 @@ export class MapText {
     return line;
   }
 
+  /**
+   * Lay out the lines of `map`'s objects that have none yet, changing nothing else: a later
+   * {@link prepare} or {@link prepareReset} holding them reuses them.
+   */
+  warm(map: Record<string, unknown>): void {
+    for (const key in map) {
+      const value = map[key];
+      if (typeof value === 'object' && value !== null && this.#lines.get(value)?.key !== key) this.#segment(key, value);
+    }
+  }
+
   /** Index of `key`, or `-(insertion point) - 1`. */
   #find(key: string): number {
     let lo = 0;

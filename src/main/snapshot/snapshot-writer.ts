@@ -136,6 +136,18 @@ export class SnapshotWriter {
   }
 
   /**
+   * Lay out the text of `schema`'s objects now and write nothing: a later snapshot of a schema
+   * that shares most of its objects (the same objects, see the class comment) then lays out only
+   * the others. For a schema followed while migrations run (schema-follower.ts): the final
+   * snapshot's lines are then mostly ready when the batch ends.
+   * @throws MtoolError `MTOOL_SNAPSHOT` for a malformed schema; nothing changes when it throws.
+   */
+  warm(schema: SchemaIR): void {
+    checkSchemaShape(schema, 'followed schema');
+    for (const name of MAPS_BY_NAME) this.#map(name).warm(schema[name] as Record<string, unknown>);
+  }
+
+  /**
    * {@link stage} for the schema the last staged snapshot held (or `start`, when given) changed by
    * one migration's `step`, as mergeTables changes a schema (replacedTables, keptEnums): only the
    * objects the step names are laid out, and only where they sort is the text of each map patched

@@ -1,0 +1,233 @@
+import { performance } from 'node:perf_hooks';
+import type { Connection, Dialect } from '../../dialects/types.js';
+import type { MigrationFile } from '../../parser/migration-file.js';
+import type { SchemaIR } from '../../schema/ir.js';
+import type { DatabaseEntry } from '../config/types.js';
+import type { Logger } from '../log.js';
+import type { SchemaFollower } from '../snapshot/schema-follower.js';
+import type { SchemaReader } from '../snapshot/schema-window.js';
+import type { SnapshotWriter } from '../snapshot/snapshot-writer.js';
+import type { DatabaseCode } from './ddl-targets.js';
+import { formatMs } from './executor.js';
+import type { AfterBatchEvent, AfterCommitEvent, BeforeTailEvent, EngineHooks, HookContext } from './hooks.js';
+import { loadSnapshotModules, migrationId, round, schemaReader, type SnapshotModules } from './snapshot-modules.js';
+
+/**
+ * `--defer-snapshots` on PostgreSQL reads the schema (through a catalog snapshot) on a second
+ * connection while the batch's last this-many migrations run, and at the end only the tables
+ * they touched. Small migrations take 1.5-3 ms each on PostgreSQL here, so 64 of them cover a
+ * read of 1000 tables (60-160 ms).
+ */
+export const TAIL_MIGRATIONS = 64;
+
+export interface DeferredSnapshotOptions {
+  /** Project root (`.mtool/schemas` lives under it). */
+  root: string;
+  /** The configured databases; the hooks find the one an event names. */
+  databases: readonly DatabaseEntry[];
+  log: Logger;
+  /**
+   * How many of the batch's last migrations the schema is read ahead of (0: never). Default:
+   * {@link TAIL_MIGRATIONS} where the catalog is read through a snapshot (PostgreSQL), the whole
+   * batch where a {@link SchemaFollower} follows it (MySQL, MariaDB).
+   */
+  tailMigrations?: number;
+}
+
+/** PostgreSQL: the schema read through a snapshot on a second connection, before the batch's last migrations. */
+interface ReadAhead {
+  kind: 'ahead';
+  conn: Connection;
+  pending: readonly MigrationFile[];
+  /** Undefined when the read failed (then the snapshot reads in full, as without it). */
+  read: Promise<{ schema: SchemaIR; code: DatabaseCode; ms: number } | undefined>;
+}
+
+/** MySQL, MariaDB: the schema followed on a second connection as the batch's migrations commit. */
+interface Following {
+  kind: 'follow';
+  conn: Connection;
+  pending: readonly MigrationFile[];
+  /** Set up while the first migrations run (undefined where the database's schema cannot be followed). */
+  started: Promise<Follow | undefined>;
+  /** Migrations of `pending` reported committed. */
+  reported: number;
+}
+
+interface Follow {
+  follower: SchemaFollower;
+  /** The follower's connection, once open (undefined when it could not be). */
+  reader: Promise<Connection | undefined>;
+  /** Lays out the followed schema's lines as it goes: the final snapshot then lays out only what changed last. */
+  writer: SnapshotWriter;
+}
+
+type Head = ReadAhead | Following;
+
+/**
+ * The snapshot `migrate --defer-snapshots` writes once, for the batch's last migration, and the
+ * reads that start before it ends so that little is left to read then:
+ * - where the catalog can be read through a snapshot (PostgreSQL), before the last
+ *   {@link TAIL_MIGRATIONS} migrations the whole schema is read on a second connection as it is
+ *   before them; at the end only the tables they touched are read again (SchemaWindow.follow);
+ * - where what a migration touches never depends on the schema before it (MySQL, MariaDB:
+ *   {@link DdlSyntax.namesEveryTable}), a {@link SchemaFollower} reads the schema as the batch
+ *   starts and, on its own connection, the tables of the migrations as they commit; at the end
+ *   only those of the last message are left.
+ * Anything that stops either (a second connection refused, a read failing, a migration whose
+ * effect is not known table by table) only costs the head start: the schema is then read in full
+ * at the end, on the migration connection.
+ */
+export function deferredSnapshots(options: DeferredSnapshotOptions): Required<Pick<EngineHooks, 'tailSize' | 'beforeTail' | 'tailCommitted'>> & {
+  write(event: AfterBatchEvent): Promise<void>;
+} {
+  const heads = new Map<string, Head>();
+  const entryOf = (database: string) => options.databases.find((d) => d.name === database);
+  const logFor = (entry: DatabaseEntry) => options.log.child({ db_name: entry.name, db_type: entry.type });
+  const follows = (dialect: Dialect, modules: SnapshotModules) => !dialect.capabilities.catalogSnapshots && modules.targets.ddlSyntax(dialect).namesEveryTable;
+
+  /** A second connection; undefined (logged at DEBUG) when it cannot be had. */
+  const secondConnection = async (event: BeforeTailEvent, log: Logger, snapshot: boolean): Promise<Connection | undefined> => {
+    let conn: Connection | undefined;
+    try {
+      conn = await event.dialect.connect({ ...event.connectOptions, second: 'spare' });
+      if (snapshot) await conn.beginSnapshot!();
+      return conn;
+    } catch (error) {
+      log.debug('schema not read ahead of the last migrations', { error });
+      await conn?.close().catch(() => undefined);
+      return undefined;
+    }
+  };
+
+  /** PostgreSQL: read the schema through a snapshot taken before `event.pending` run. */
+  const readAhead = async (event: BeforeTailEvent, entry: DatabaseEntry, modules: SnapshotModules, log: Logger): Promise<ReadAhead | undefined> => {
+    // The snapshot must be taken before the migrations start.
+    const reader = await secondConnection(event, log, true);
+    if (!reader) return undefined;
+    const read = (async () => {
+      const started = performance.now();
+      try {
+        const read = schemaReader(event.dialect, reader, modules, entry, log);
+        const code = await read.code();
+        const schema = await read.read();
+        return { schema, code, ms: performance.now() - started };
+      } catch (error) {
+        // Catalog functions may fail on objects the migrations drop meanwhile: read at the end instead.
+        log.debug('schema read ahead of the last migrations failed; the snapshot reads it in full', { error });
+        return undefined;
+      } finally {
+        await reader.close().catch(() => undefined);
+      }
+    })();
+    return { kind: 'ahead', conn: event.conn, pending: event.pending, read };
+  };
+
+  /** MySQL, MariaDB: follow the schema on a connection that opens while the first migrations run. */
+  const follow = (event: BeforeTailEvent, entry: DatabaseEntry, modules: SnapshotModules, log: Logger): Follow => {
+    const opened = secondConnection(event, log, false);
+    const connected = async (): Promise<SchemaReader> => {
+      const conn = await opened;
+      if (!conn) throw new Error('no second connection');
+      return schemaReader(event.dialect, conn, modules, entry, log);
+    };
+    const reader: SchemaReader = { read: async (tables) => (await connected()).read(tables), code: async () => (await connected()).code() };
+    const writer = new modules.SnapshotWriter(options.root, entry.name, entry.type);
+    const warm = (schema: SchemaIR): void => {
+      try {
+        writer.warm(schema);
+      } catch {
+        // The final write checks the schema again and says what is wrong with it.
+      }
+    };
+    const follower = modules.SchemaFollower.start(reader, modules.SchemaWindow, modules.targets, modules.targets.ddlSyntax(event.dialect), warm);
+    return { follower, reader: opened, writer };
+  };
+
+  /**
+   * PostgreSQL: the schema read ahead brought up to date: the tables the last migrations touched
+   * read again on the migration connection, or undefined when one of them needs more.
+   */
+  const caughtUp = async (ahead: ReadAhead, event: HookContext, reader: SchemaReader, modules: SnapshotModules): Promise<{ schema: SchemaIR; aheadMs: number } | undefined> => {
+    const read = await ahead.read;
+    if (!read) return undefined;
+    const window = modules.SchemaWindow.from(reader, modules.targets, modules.targets.ddlSyntax(event.dialect), read.schema, read.code);
+    for (const file of ahead.pending) if (!(await window.follow(file))) return undefined;
+    await window.flush();
+    return { schema: window.schema, aheadMs: read.ms };
+  };
+
+  /** MySQL, MariaDB: the followed schema, once the last migrations' tables are read; its connection closed. */
+  const followed = async (following: Following, follow: Follow, event: AfterBatchEvent, log: Logger): Promise<{ schema: SchemaIR; aheadMs: number } | undefined> => {
+    const inTail = new Set(following.pending);
+    const ran = event.applied.filter((a) => inTail.has(a.file)).length;
+    // Those that ran and were not reported, and the one that failed (it may have run in part).
+    const rest = following.pending.slice(following.reported, Math.min(following.pending.length, ran + (event.failed ? 1 : 0)));
+    try {
+      const schema = await follow.follower.finish(rest);
+      const stop = follow.follower.stopped;
+      if (stop) log.debug(`schema not followed to the end (${stop.reason}); the snapshot reads it in full`, stop.error === undefined ? {} : { error: stop.error });
+      return schema ? { schema, aheadMs: follow.follower.reads.ms } : undefined;
+    } finally {
+      await (await follow.reader)?.close().catch(() => undefined);
+    }
+  };
+
+  return {
+    // Where the catalog has no snapshots, the whole batch: a follower (when the dialect's schema
+    // can be followed; beforeTail finds out without holding the first migrations up).
+    tailSize: (dialect) => options.tailMigrations ?? (dialect.capabilities.catalogSnapshots ? TAIL_MIGRATIONS : Number.POSITIVE_INFINITY),
+
+    async beforeTail(event) {
+      const entry = entryOf(event.database);
+      if (!entry) return;
+      const log = logFor(entry);
+      if (event.dialect.capabilities.catalogSnapshots) {
+        const ahead = await readAhead(event, entry, await loadSnapshotModules(), log);
+        if (ahead) heads.set(event.database, ahead);
+        return;
+      }
+      // Not awaited: the modules load and the connection opens while the first migrations run.
+      const started = loadSnapshotModules()
+        .then((modules) => (follows(event.dialect, modules) ? follow(event, entry, modules, log) : undefined))
+        .catch((error: unknown) => void log.debug('schema not followed while the migrations ran', { error }));
+      heads.set(event.database, { kind: 'follow', conn: event.conn, pending: event.pending, started, reported: 0 });
+    },
+
+    tailCommitted(event: AfterCommitEvent) {
+      const head = heads.get(event.database);
+      if (head?.kind !== 'follow' || head.conn !== event.conn) return;
+      head.reported += event.committed.length;
+      const files = event.committed.map((c) => c.file);
+      void head.started.then((follow) => follow?.follower.committed(files));
+    },
+
+    /** The last migration's snapshot, written durably (nothing when none was applied). */
+    async write(event) {
+      const head = heads.get(event.database);
+      heads.delete(event.database);
+      const mine = head?.conn === event.conn ? head : undefined;
+      const entry = entryOf(event.database);
+      const last = event.applied[event.applied.length - 1];
+      const follow = mine?.kind === 'follow' ? await mine.started : undefined;
+      if (!entry || !last) {
+        await (await follow?.reader)?.close().catch(() => undefined);
+        return;
+      }
+      const started = performance.now();
+      const modules = await loadSnapshotModules();
+      const log = logFor(entry);
+      const reader = schemaReader(event.dialect, event.conn, modules, entry, log);
+      const fresh = mine?.kind === 'follow' ? (follow ? await followed(mine, follow, event, log) : undefined) : mine ? await caughtUp(mine, event, reader, modules) : undefined;
+      const schema = fresh?.schema ?? (await reader.read());
+      const writer = follow?.writer ?? new modules.SnapshotWriter(options.root, entry.name, entry.type);
+      const { path, bytes } = await writer.write({ migrationId: migrationId(entry, last.file), schema });
+      log.info(`snapshot written in ${formatMs(performance.now() - started)}`, {
+        file: path,
+        bytes,
+        introspection: fresh ? 'partial' : 'full',
+        ...(fresh ? { read_ahead_ms: round(fresh.aheadMs) } : {}),
+      });
+    },
+  };
+}
