@@ -187,8 +187,10 @@ export function deferredSnapshots(options: DeferredSnapshotOptions): Required<Pi
         if (ahead) heads.set(event.database, ahead);
         return;
       }
-      // Not awaited: the modules load and the connection opens while the first migrations run.
-      const started = loadSnapshotModules()
+      // Not awaited, and not before the first migrations are sent (in the CLI bundle the modules
+      // load synchronously, ~10-25 ms): they load and the connection opens while those run.
+      const started = new Promise<void>((resolve) => setImmediate(resolve))
+        .then(loadSnapshotModules)
         .then((modules) => (follows(event.dialect, modules) ? follow(event, entry, modules, log) : undefined))
         .catch((error: unknown) => void log.debug('schema not followed while the migrations ran', { error }));
       heads.set(event.database, { kind: 'follow', conn: event.conn, pending: event.pending, started, reported: 0 });
