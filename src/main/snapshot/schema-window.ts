@@ -202,7 +202,7 @@ export class SchemaWindow {
     const asked = [...new Set(open.flatMap((o) => o.keys))];
     const tableCount = Object.keys(this.#base.tables).length;
     // A full read leaves out what was not asked for: not where asked tables pull others along.
-    const inFull = !this.#code.dependents && !this.#looseReference && readsInFull(asked.length, tableCount);
+    const inFull = !this.#code.dependents && !this.#looseReference && readsInFull(asked.length, tableCount, this.#syntax.dialect);
     const read = asked.length === 0 && !open.some((o) => o.enums) ? undefined : await this.#reader.read(inFull ? undefined : asked);
     this.#timed(started);
     const byTable = read ? objectsByTable(read) : new Map<string, Owned>();
@@ -308,10 +308,13 @@ export class SchemaWindow {
 /**
  * Whether a read of `asked` table keys goes faster as one full introspection: catalog queries
  * filtered by a long list of names cost more than reading everything once the list is a good
- * part of the schema (PostgreSQL: 100 of 1000 tables read in part take longer than all 1000).
+ * part of the schema. PostgreSQL: 100 of 1000 tables read in part take longer than all 1000.
+ * MariaDB's information_schema opens only the tables named, so a part stays cheaper up to about
+ * half of them (median of 5, 2 cores: 500 of 1000 tables 42 ms against 58 ms for all, 750 60 ms;
+ * 200 of 400 18 ms against 17 ms).
  */
-function readsInFull(asked: number, tableCount: number): boolean {
-  return asked > 32 && asked * 4 > tableCount;
+function readsInFull(asked: number, tableCount: number, dialect: DdlSyntax['dialect']): boolean {
+  return asked > 32 && asked * (dialect === 'mysql' ? 2 : 4) > tableCount;
 }
 
 interface Owned {
