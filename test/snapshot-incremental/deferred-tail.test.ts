@@ -184,6 +184,14 @@ for (const id of ['mysql', 'mariadb']) {
       expect(run.snapshot).toBe(run.live);
       expect(run.written).toMatchObject({ introspection: 'partial', file: expect.stringMatching(/app__0219_m219\.schema\.json$/) });
     }, 60_000);
+
+    it('writes nothing and says nothing of a snapshot when the first migration fails', async () => {
+      const run = await deferred(target, ['INSERT INTO nowhere VALUES (1)', 'CREATE TABLE a (id int PRIMARY KEY)'], undefined);
+      expect(run.error).toMatchObject({ name: 'MigrationFailedError' });
+      expect(run.snapshot).toBeUndefined();
+      expect(run.written).toBeUndefined();
+      expect(run.warnings).toEqual([]);
+    }, 30_000);
   });
 }
 

@@ -96,7 +96,8 @@ export class BatchHooks {
     await this.flushCommits();
     const hook = this.#hooks?.afterBatch?.bind(this.#hooks);
     if (hook && (this.applied.length > 0 || this.#tailStarted)) {
-      await this.#run('after-batch hook', () => hook({ ...this.#context, applied: this.applied, deferred: this.#deferred, failed }), true);
+      // Timed where it wrote something: with nothing applied it only ends what beforeTail began.
+      await this.#run('after-batch hook', () => hook({ ...this.#context, applied: this.applied, deferred: this.#deferred, failed }), this.applied.length > 0);
     }
   }
 
