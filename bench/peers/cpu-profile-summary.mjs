@@ -95,5 +95,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     process.stderr.write('usage: node bench/peers/cpu-profile-summary.mjs <file.cpuprofile> [top]\n');
     process.exit(2);
   }
+  // Piped into `head`: stop quietly once the reader is gone.
+  process.stdout.on('error', (error) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
   for (const line of formatProfile(file, Number(top ?? 15))) process.stdout.write(`${line}\n`);
 }
