@@ -78,8 +78,8 @@ export interface EngineHooks {
   /**
    * Called once, before the last {@link tailSize} versioned migrations (or all, when fewer) are
    * sent; they wait for it (what need not be ready before they start should not be awaited).
-   * Must not use `conn` nor throw. What it leaves running, `afterBatch`
-   * awaits: it is called whenever this was, also when no migration was applied.
+   * Must not use `conn` nor throw. What it leaves running, `afterBatch` awaits: it is called
+   * whenever this was, also when no migration was applied.
    */
   beforeTail?(event: BeforeTailEvent): Promise<void>;
   /**

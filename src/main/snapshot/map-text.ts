@@ -111,7 +111,7 @@ export class MapText {
   warm(map: Record<string, unknown>): void {
     for (const key in map) {
       const value = map[key];
-      if (typeof value === 'object' && value !== null && this.#lines.get(value)?.key !== key) this.#segment(key, value);
+      if (typeof value === 'object' && value !== null) this.#segment(key, value);
     }
   }
 
