@@ -126,10 +126,12 @@ export function deferredSnapshots(options: DeferredSnapshotOptions): Required<Pi
   /** MySQL, MariaDB: follow the schema on a connection that opens while the first migrations run. */
   const follow = (event: BeforeTailEvent, entry: DatabaseEntry, modules: SnapshotModules, log: Logger): Follow => {
     const opened = secondConnection(event, log, false);
+    // Made once, when the connection is open; every read before then waits for it.
+    const ready = opened.then((conn) => (conn ? schemaReader(event.dialect, conn, modules, entry, log) : undefined));
     const connected = async (): Promise<SchemaReader> => {
-      const conn = await opened;
-      if (!conn) throw new Error('no second connection');
-      return schemaReader(event.dialect, conn, modules, entry, log);
+      const reader = await ready;
+      if (!reader) throw new Error('no second connection');
+      return reader;
     };
     const reader: SchemaReader = { read: async (tables) => (await connected()).read(tables), code: async () => (await connected()).code() };
     const writer = new modules.SnapshotWriter(options.root, entry.name, entry.type);
