@@ -118,13 +118,14 @@ export interface Connection {
    * a step that commits is refused, and one that begins unless it is the message's first: the
    * statements of one migration in its transaction, several to a message, the last sent on its
    * own ({@link send}) with its record and COMMIT. A migration's execution time starts with its
-   * first step (the step after the previous step with a record). `onRecorded(i)` runs as the
+   * first step (the step after the previous step with a record). `onRecorded(i, ms)` runs as the
    * server reports step `i`'s migration recorded (and committed), while the rest of the message
-   * still runs. The error is marked with the failing step's index ({@link failedStep}) and part
+   * still runs, with the execution time the server recorded where the driver had the record
+   * return it (else the caller times it by the answer's arrival). The error is marked with the failing step's index ({@link failedStep}) and part
    * ({@link failedPart}); the migrations before it are recorded, and a transaction of the
    * failing one is left open in the failed state: ROLLBACK it.
    */
-  sendAll?(steps: readonly StatementStep[], onRecorded?: (step: number) => void): Promise<void>;
+  sendAll?(steps: readonly StatementStep[], onRecorded?: (step: number, executionMs?: number) => void): Promise<void>;
   /**
    * A reading statement's rows as arrays of values in select-list order, values as {@link query}
    * gives them, where the driver can skip making an object per row (a no-op `migrate` reads a
@@ -181,9 +182,12 @@ export interface StatementStep {
    * milliseconds the server has spent on the migration in this message so far (its execution
    * time is what ran before the message plus that) and, where the driver has it, SQL for the
    * server's current time in UTC (its `applied_at`: in a message of several migrations the
-   * client cannot know when each one ends).
+   * client cannot know when each one ends). `returningMs`: the statement also returns the
+   * migration's `execution_ms` as its one column, for a driver whose server sends a message's
+   * answers together (PostgreSQL buffers them to the message's end): the client cannot time
+   * each migration by when its answer arrives.
    */
-  readonly record?: (elapsedMsSql: string, nowSql?: string) => string;
+  readonly record?: (elapsedMsSql: string, nowSql?: string, returningMs?: boolean) => string;
   /** COMMIT after the record. */
   readonly commit?: boolean;
 }

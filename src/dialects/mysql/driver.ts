@@ -16,6 +16,24 @@ import { mysqlQuoting } from './quoting.js';
 /** Whole milliseconds since the migration's first statement in the message began (`@mtool_started`, set before it by {@link MysqlConnection.send} and {@link MysqlConnection.sendAll}). */
 const ELAPSED_MS_SQL = '(TIMESTAMPDIFF(MICROSECOND, @mtool_started, NOW(6)) DIV 1000)';
 
+/** Marks the start of a message's first migration (and, on MySQL, of each one). */
+const MARK_STARTED = 'SET @mtool_started = NOW(6)';
+
+/**
+ * On a MariaDB server, the record of the `n`-th migration of a message (from 0): whole
+ * milliseconds since the one before it was recorded (or since {@link MARK_STARTED}), and the mark
+ * for the next one, set in the same statement. The two marks take turns, so no statement reads
+ * the variable it sets (MariaDB leaves that order undefined). It spares each migration after the
+ * first its own `SET` statement: a statement per migration, about a tenth of a millisecond of the
+ * server's time each (`CREATE TABLE` alone took 0.5 ms), measured with mysql2 on a MariaDB 10.11
+ * on tmpfs. MySQL 8 deprecates setting a variable outside `SET`: there every migration keeps its
+ * own `SET`.
+ */
+function chainedElapsedMsSql(n: number): string {
+  const [read, next] = n % 2 === 0 ? ['@mtool_started', '@mtool_next'] : ['@mtool_next', '@mtool_started'];
+  return `(TIMESTAMPDIFF(MICROSECOND, ${read}, ${next} := NOW(6)) DIV 1000)`;
+}
+
 /** The server's time in UTC with milliseconds, as a DATETIME(3) `applied_at` holds it (the session's time zone never shifts it). */
 const NOW_UTC_SQL = 'UTC_TIMESTAMP(3)';
 
@@ -176,7 +194,8 @@ class MysqlConnection implements Connection {
    * Steps as one multi-statement query: the server stops at the first failing statement, and
    * mysql2's count of the results before it names the part and its step. Each migration's
    * execution time starts with its first step in the message (`@mtool_started`) when its record
-   * is in the message too, so its last statement's own time is in it.
+   * is in the message too, so its last statement's own time is in it; on a MariaDB server, after
+   * the message's first migration, with the record before it ({@link chainedElapsedMsSql}).
    */
   async #message(steps: readonly StatementStep[], onRecorded?: (step: number) => void): Promise<void> {
     const parts: { part: StepPart; step: number }[] = [];
@@ -191,13 +210,15 @@ class MysqlConnection implements Connection {
     // A step starts a migration when the step before it carried a record; the migration's record
     // is then the first one at or after it.
     const recordAhead = new Array<boolean>(steps.length);
+    const chained = this.#mariadbServer;
+    let recorded = 0;
     for (let i = steps.length - 1, ahead = false; i >= 0; i--) recordAhead[i] = ahead ||= steps[i]!.record !== undefined;
     for (let i = 0; i < steps.length; i++) {
       const step = steps[i]!;
       if (step.begin) add('begin', i, 'START TRANSACTION');
-      if (recordAhead[i] && (i === 0 || steps[i - 1]!.record !== undefined)) add('begin', i, 'SET @mtool_started = NOW(6)');
+      if (recordAhead[i] && (i === 0 || (!chained && steps[i - 1]!.record !== undefined))) add('begin', i, MARK_STARTED);
       add('statement', i, step.sql);
-      if (step.record) add('record', i, step.record(ELAPSED_MS_SQL, NOW_UTC_SQL));
+      if (step.record) add('record', i, step.record(chained ? chainedElapsedMsSql(recorded++) : ELAPSED_MS_SQL, NOW_UTC_SQL));
     }
     // The callback connection under mysql2/promise's wrapper: its query command tells how far it
     // got (mysql2 advances `_resultIndex` on each "more results"), and emits each statement's
@@ -296,6 +317,15 @@ class MysqlConnection implements Connection {
     const lost = typeof code === 'string' && LOST.has(code);
     if (lost) this.#broken = e;
     return new MysqlError(lost ? 'MTOOL_CONNECTION' : 'MTOOL_DATABASE', this.#ctx, e);
+  }
+
+  /**
+   * Whether the server announced itself as MariaDB in its handshake (a `mysql` database may be
+   * served by MariaDB, and a `mariadb` one by MySQL); false when mysql2 does not say.
+   */
+  get #mariadbServer(): boolean {
+    const core = (this.#connection as unknown as { connection?: { _handshakePacket?: { serverVersion?: unknown } } } | undefined)?.connection;
+    return /mariadb/i.test(String(core?._handshakePacket?.serverVersion ?? ''));
   }
 
   #open(): Mysql2Connection {

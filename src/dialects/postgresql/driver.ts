@@ -221,6 +221,13 @@ const ELAPSED_MS_SQL = '(extract(epoch from clock_timestamp() - statement_timest
  * the transaction would be gone where a file ends its own transaction early (an explicit COMMIT).
  */
 const MARK_STARTED = "SELECT set_config('mtool.started', clock_timestamp()::text, false)";
+
+/**
+ * {@link ASYNC_COMMIT} and {@link MARK_STARTED} in one statement (`set_config(..., true)` is
+ * `SET LOCAL`), right after a migration's BEGIN: each statement of a message costs the server a
+ * turn of its own, like a migration's small statement does.
+ */
+const ASYNC_COMMIT_MARK_STARTED = `SELECT set_config('synchronous_commit', 'off', true), ${MARK_STARTED.slice('SELECT '.length)}`;
 /** The server's current time (`applied_at`): not the transaction's start, which is the message's for all but the first migration. */
 const NOW_SQL = 'clock_timestamp()';
 
@@ -230,8 +237,8 @@ const SINCE_STARTED_MS_SQL = "(extract(epoch from clock_timestamp() - current_se
 /** A pg simple-protocol query that counts the statements of its message that completed. */
 interface CountingQuery {
   readonly completed: number;
-  /** Called with each completed statement's index, as the server reports it. */
-  onComplete: ((index: number) => void) | undefined;
+  /** Called with each completed statement's index, as the server reports it, and the text of the first column of the last row it returned (null: SQL NULL; undefined: no row). */
+  onComplete: ((index: number, firstValue: string | null | undefined) => void) | undefined;
   run(client: PoolClient): Promise<void>;
 }
 
@@ -241,17 +248,28 @@ const countingQueries = new WeakMap<PgModule, new (config: { text: string }) => 
  * pg's Query with a count of CommandComplete messages (one per statement that ran), through the
  * Submittable handlers pg calls on it: after an error, the count names the failing statement.
  */
-function countingQuery(pg: PgModule, text: string, onComplete?: (index: number) => void): CountingQuery {
+function countingQuery(pg: PgModule, text: string, onComplete?: CountingQuery['onComplete']): CountingQuery {
   let Counting = countingQueries.get(pg);
   if (!Counting) {
-    const Base = pg.Query as unknown as new (config: { text: string }) => { callback?: (error: Error | null) => void; handleCommandComplete(msg: unknown, connection: unknown): void };
+    const Base = pg.Query as unknown as new (config: { text: string }) => {
+      callback?: (error: Error | null) => void;
+      handleCommandComplete(msg: unknown, connection: unknown): void;
+      handleDataRow(msg: { fields: (string | null)[] }): void;
+    };
     Counting = class extends Base implements CountingQuery {
       completed = 0;
-      onComplete: ((index: number) => void) | undefined;
+      onComplete: CountingQuery['onComplete'];
+      #firstValue: string | null | undefined;
+      override handleDataRow(msg: { fields: (string | null)[] }): void {
+        this.#firstValue = msg.fields[0];
+        super.handleDataRow(msg);
+      }
       override handleCommandComplete(msg: unknown, connection: unknown): void {
         this.completed++;
         super.handleCommandComplete(msg, connection);
-        this.onComplete?.(this.completed - 1);
+        const value = this.#firstValue;
+        this.#firstValue = undefined;
+        this.onComplete?.(this.completed - 1, value);
       }
       run(client: PoolClient): Promise<void> {
         return new Promise((resolve, reject) => {
@@ -362,7 +380,7 @@ class PostgresConnection implements Connection {
    * still there ({@link CLIENT_CHECK_MS}), a COMMIT must not travel with statements: the steps
    * then go one by one, as {@link send} sends them.
    */
-  async sendAll(steps: readonly StatementStep[], onRecorded?: (step: number) => void): Promise<void> {
+  async sendAll(steps: readonly StatementStep[], onRecorded?: (step: number, executionMs?: number) => void): Promise<void> {
     if (steps.some((s) => s.begin)) this.#checksClient ??= await this.#checkClient();
     if (this.#checksClient) return this.#message(steps, true, onRecorded);
     for (let i = 0; i < steps.length; i++) {
@@ -380,12 +398,19 @@ class PostgresConnection implements Connection {
    * the count of statements that completed names the failing part and its step. A failure leaves
    * the migration's transaction open in the failed state. A migration's time counts from the
    * message's start ({@link send}), or from its BEGIN (`perMigrationClock`, {@link sendAll}).
+   * `onRecorded` gets each migration's execution time as recorded, read back from its record:
+   * the server sends a message's answers when its output buffer fills or the message ends, so
+   * when an answer arrives says little about when its migration ended.
    */
-  async #message(steps: readonly StatementStep[], perMigrationClock: boolean, onRecorded?: (step: number) => void): Promise<void> {
+  async #message(steps: readonly StatementStep[], perMigrationClock: boolean, onRecorded?: (step: number, executionMs?: number) => void): Promise<void> {
     const parts: { part: StepPart; step: number; at: number }[] = [];
     const sql: string[] = [];
     /** Part index after which each migration is done (its COMMIT, or its record) → its step. */
     const done = new Map<number, number>();
+    /** Part index of each record, which returns its migration's execution time → its step. */
+    const recordParts = new Map<number, number>();
+    /** Step → the execution time its record returned. */
+    const returned = new Map<number, number>();
     let at = 0;
     const add = (part: StepPart, step: number, text: string): void => {
       parts.push({ part, step, at });
@@ -397,17 +422,21 @@ class PostgresConnection implements Connection {
       const step = steps[i]!;
       if (step.begin) {
         add('begin', i, 'BEGIN');
-        add('begin', i, ASYNC_COMMIT);
-        if (perMigrationClock) add('begin', i, MARK_STARTED);
+        add('begin', i, perMigrationClock ? ASYNC_COMMIT_MARK_STARTED : ASYNC_COMMIT);
       }
       add('statement', i, step.sql);
-      if (step.record) add('record', i, step.record(elapsedMsSql, NOW_SQL));
+      if (step.record) {
+        if (onRecorded) recordParts.set(parts.length, i);
+        add('record', i, step.record(elapsedMsSql, NOW_SQL, onRecorded !== undefined));
+      }
       if (step.commit) add('commit', i, 'COMMIT');
       if (step.record) done.set(parts.length - 1, i);
     }
-    const query = countingQuery(this.#pg, sql.join(';\n'), onRecorded && done.size > 0 ? (index) => {
+    const query = countingQuery(this.#pg, sql.join(';\n'), onRecorded && done.size > 0 ? (index, value) => {
+      const recordOf = recordParts.get(index);
+      if (recordOf !== undefined && value != null) returned.set(recordOf, Number(value));
       const step = done.get(index);
-      if (step !== undefined) onRecorded(step);
+      if (step !== undefined) onRecorded(step, returned.get(step));
     } : undefined);
     const wasInTransaction = this.#inTransaction;
     // From the first BEGIN on a transaction is open until a COMMIT ends it, failed or not.

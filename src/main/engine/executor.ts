@@ -217,23 +217,24 @@ export class Executor {
   ): Promise<void> {
     this.#checkAbort();
     const records = new Array<MigrationRecord>(files.length);
-    const message = messageSteps(files, inTransaction, (f, msSql, nowSql) => this.#store.insertStatement((records[f] = this.#recordFor(files[f]!, 0)), msSql, nowSql));
+    const message = messageSteps(files, inTransaction, (f, msSql, nowSql, returningMs) => this.#store.insertStatement((records[f] = this.#recordFor(files[f]!, 0)), msSql, nowSql, returningMs));
     const log = (text: string): void => (this.#options.verbose ? this.#log.info(text) : this.#log.debug(text));
     const starting = (f: number): void => {
       if (modes[f]!.warning) this.#log.warn(modes[f]!.warning!);
       log(`applying ${files[f]!.filename}`);
     };
-    // Each file's time, as the client sees it: from the previous file's record (or the message's
-    // start) to its own, reported by the server as each record is written.
+    // Each file's time: as the server recorded it, where the driver read it back; else as the
+    // client sees it, from the previous file's record (or the message's start) to its own,
+    // reported by the server as each record is written.
     let applied = 0;
     let mark = performance.now();
     starting(0);
-    const recorded = (step: number): void => {
+    const recorded = (step: number, serverMs?: number): void => {
       const f = message.owners[step]!.file;
       if (f !== applied) return; // records arrive in order; anything else is not this message's
       const now = performance.now();
       const record = records[f]!;
-      record.executionMs = now - mark;
+      record.executionMs = serverMs ?? now - mark;
       record.appliedAt = new Date().toISOString();
       mark = now;
       applied++;
@@ -250,9 +251,9 @@ export class Executor {
         // statements, where it had nothing to stop. Ask again (quietly, one request at a time)
         // as records arrive.
         let asking: Promise<void> | undefined;
-        await this.#conn.sendAll!(message.steps, (step) => {
+        await this.#conn.sendAll!(message.steps, (step, serverMs) => {
           if (asked() && !asking) asking = this.#conn.cancel!().catch(() => undefined).finally(() => (asking = undefined));
-          recorded(step);
+          recorded(step, serverMs);
         });
       });
       // A driver that did not report every record: the message ran whole, so they all are.

@@ -16,11 +16,11 @@ export interface MessageSteps {
   recordSteps: number[];
 }
 
-/** `recordSql(f, elapsedMsSql, nowSql)`: file `f`'s tracking statement, as {@link StatementStep.record} asks for it. */
+/** `recordSql(f, elapsedMsSql, nowSql, returningMs)`: file `f`'s tracking statement, as {@link StatementStep.record} asks for it. */
 export function messageSteps(
   files: readonly MigrationFile[],
   inTransaction: boolean,
-  recordSql: (file: number, elapsedMsSql: string, nowSql?: string) => string,
+  recordSql: (file: number, elapsedMsSql: string, nowSql?: string, returningMs?: boolean) => string,
 ): MessageSteps {
   const steps: StatementStep[] = [];
   const owners: MessageSteps['owners'] = [];
@@ -32,7 +32,7 @@ export function messageSteps(
       steps.push({
         sql: statements[i]!.text,
         ...(i === 0 && inTransaction ? { begin: true } : {}),
-        ...(last ? { record: (msSql: string, nowSql?: string) => recordSql(f, msSql, nowSql), commit: inTransaction } : {}),
+        ...(last ? { record: (msSql: string, nowSql?: string, returningMs?: boolean) => recordSql(f, msSql, nowSql, returningMs), commit: inTransaction } : {}),
       });
       owners.push({ file: f, statement: statements[i]! });
     }

@@ -27,6 +27,9 @@ function creating(table: string, error: unknown, permissionHint: string | undefi
 /** The columns of a migration record, in the order {@link TrackingStore} writes their values. */
 const RECORD_COLUMNS = 'filename, version, checksum, type, description, applied_at, execution_ms, applied_by';
 
+/** Appended to a record's INSERT or UPDATE whose `execution_ms` the driver reads back (StatementStep.record). */
+const RETURNING_MS = ' RETURNING execution_ms';
+
 /**
  * Reads and writes the migrations tracking table of one database over one connection.
  * SQL-mode dialects change rows in place; append-mode dialects (ClickHouse) insert each new row
@@ -141,21 +144,21 @@ export class TrackingStore {
    * The statement {@link insert} runs (the executor sends it itself, with the migration's last
    * statement and COMMIT where it can); `executionMsSql`, SQL computing `execution_ms` on the
    * server, replaces the record's `executionMs`, and `appliedAtSql`, SQL for the server's time
-   * (UTC), its `appliedAt`.
+   * (UTC), its `appliedAt`; `returningMs`: return the `execution_ms` written (StatementStep.record).
    */
-  insertStatement(record: MigrationRecord, executionMsSql?: string, appliedAtSql?: string): string {
+  insertStatement(record: MigrationRecord, executionMsSql?: string, appliedAtSql?: string, returningMs?: boolean): string {
     if (this.#sql.writeMode === 'append') return this.#appendStatement(record, false);
     const q = this.#dialect.quote;
-    return `INSERT INTO ${q.ident(this.#table)} (${RECORD_COLUMNS}) VALUES (${this.#recordValues(record, executionMsSql ?? this.#executionMs(record), appliedAtSql).join(', ')})`;
+    return `INSERT INTO ${q.ident(this.#table)} (${RECORD_COLUMNS}) VALUES (${this.#recordValues(record, executionMsSql ?? this.#executionMs(record), appliedAtSql).join(', ')})${returningMs ? RETURNING_MS : ''}`;
   }
 
   /** Update the row of a re-applied repeatable migration (run by the executor); the SQL values as in {@link insertStatement}. */
-  updateStatement(record: MigrationRecord, executionMsSql?: string, appliedAtSql?: string): string {
+  updateStatement(record: MigrationRecord, executionMsSql?: string, appliedAtSql?: string, returningMs?: boolean): string {
     if (this.#sql.writeMode === 'append') return this.#appendStatement(record, false);
     const q = this.#dialect.quote;
     const executionMs = executionMsSql ?? this.#executionMs(record);
     const appliedAt = appliedAtSql ?? this.#appliedAt(record);
-    return `UPDATE ${q.ident(this.#table)} SET checksum = ${q.literal(record.checksum)}, description = ${q.literal(record.description)}, applied_at = ${appliedAt}, execution_ms = ${executionMs}, applied_by = ${q.literal(record.appliedBy)} WHERE filename = ${q.literal(record.filename)}`;
+    return `UPDATE ${q.ident(this.#table)} SET checksum = ${q.literal(record.checksum)}, description = ${q.literal(record.description)}, applied_at = ${appliedAt}, execution_ms = ${executionMs}, applied_by = ${q.literal(record.appliedBy)} WHERE filename = ${q.literal(record.filename)}${returningMs ? RETURNING_MS : ''}`;
   }
 
   /** Remove a record: rollback, downgrade (run by the executor). */
