@@ -121,9 +121,10 @@ export interface Connection {
    * first step (the step after the previous step with a record). `onRecorded(i, ms)` runs as the
    * server reports step `i`'s migration recorded (and committed), while the rest of the message
    * still runs, with the execution time the server recorded where the driver had the record
-   * return it (else the caller times it by the answer's arrival). The error is marked with the failing step's index ({@link failedStep}) and part
-   * ({@link failedPart}); the migrations before it are recorded, and a transaction of the
-   * failing one is left open in the failed state: ROLLBACK it.
+   * return it (else the caller times it by the answer's arrival). The error is marked with the
+   * failing step's index ({@link failedStep}) and part ({@link failedPart}); the migrations
+   * before it are recorded, and a transaction of the failing one is left open in the failed
+   * state: ROLLBACK it.
    */
   sendAll?(steps: readonly StatementStep[], onRecorded?: (step: number, executionMs?: number) => void): Promise<void>;
   /**
