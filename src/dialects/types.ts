@@ -128,6 +128,12 @@ export interface Connection {
    */
   sendAll?(steps: readonly StatementStep[], onRecorded?: (step: number, executionMs?: number) => void): Promise<void>;
   /**
+   * The server sends the answers to a {@link sendAll} message together when it ends (or its
+   * output buffer fills), not as each statement completes (PostgreSQL): `onRecorded` then tells
+   * which migrations ran, not when, and nothing tells which one runs now.
+   */
+  readonly answersAtMessageEnd?: boolean;
+  /**
    * A reading statement's rows as arrays of values in select-list order, values as {@link query}
    * gives them, where the driver can skip making an object per row (a no-op `migrate` reads a
    * thousand tracking rows). One statement only. Absent: use query().

@@ -54,7 +54,7 @@ for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type ===
      * `all N` for one sendAll of N migrations, `one` for a single step, `query <first word>`,
      * `BEGIN`, `COMMIT`, `ROLLBACK`.
      */
-    async function applyAll(options: { perf?: boolean } = {}) {
+    async function applyAll(options: { perf?: boolean; verbose?: boolean } = {}) {
       const files = await loadMigrations(entry().migrationsDir, { database: 'app', dialect: target.type === 'postgresql' ? 'postgresql' : 'mysql' });
       ensureParsed(files);
       const messages: string[] = [];
@@ -77,10 +77,11 @@ for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type ===
           serverVersion: () => conn.serverVersion(),
           close: () => conn.close(),
           ...(conn.sessionReset !== undefined ? { sessionReset: conn.sessionReset } : {}),
+          ...(conn.answersAtMessageEnd !== undefined ? { answersAtMessageEnd: conn.answersAtMessageEnd } : {}),
         };
         const exec = new Executor(noting, session.dialect, session.store, session.log, 'app', {
           perf: options.perf ?? false,
-          verbose: false,
+          verbose: options.verbose ?? false,
           signal: undefined,
           appliedBy: 'test@host',
         });
@@ -252,6 +253,18 @@ for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type ===
       const { messages, error } = await applyAll({ perf: true });
       expect(error).toBeUndefined();
       expect(messages).toEqual(['one', 'one']);
+    });
+
+    // --verbose logs each migration as it starts and ends: PostgreSQL answers a message at its
+    // end, so there the lines are true only with one migration to a message.
+    it(`with --verbose ${transactionalDdl ? 'sends each migration alone' : 'still sends migrations together (each answer arrives as it completes)'}`, async () => {
+      await put('app__0001_a.sql', migration(['CREATE TABLE a (id integer)']));
+      await put('app__0002_b.sql', migration(['CREATE TABLE b (id integer)']));
+      const { messages, outcomes, error } = await applyAll({ verbose: true });
+      expect(error).toBeUndefined();
+      expect(messages).toEqual(transactionalDdl ? ['one', 'one'] : ['all 2']);
+      expect(outcomes.map((o) => o.action)).toEqual(['applied', 'applied']);
+      expect(await recorded()).toEqual(['app__0001_a.sql', 'app__0002_b.sql']);
     });
 
     /**

@@ -288,6 +288,7 @@ function countingQuery(pg: PgModule, text: string, onComplete?: CountingQuery['o
 /** One pg pool client held for the life of the connection. */
 class PostgresConnection implements Connection {
   readonly type = 'postgresql' as const;
+  readonly answersAtMessageEnd = true;
   readonly databaseName: string;
   #client: PoolClient | undefined;
   readonly #pooled: PoolEntry;

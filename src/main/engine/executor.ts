@@ -164,13 +164,17 @@ export class Executor {
    * other, records (and commits) each right after its last statement and stops at the first
    * failing statement; what goes is its wait for the client between two migrations (the
    * answer's round trip and the client's turn), about as long as a small migration itself. Not
-   * with `--perf` (each statement's own time is logged) or a group window (SQLite). For the
+   * with `--perf` (each statement's own time is logged), with `--verbose` where the answers come
+   * at the message's end (PostgreSQL), or with a group window (SQLite). For the
    * caller to use only where nothing must run between two migrations (no per-migration hooks).
    * `onApplied` gets each applied migration in order, also those before a failure, which then
    * throws as {@link apply} does.
    */
   async applyAll(files: readonly MigrationFile[], onApplied: (applied: { outcome: MigrationOutcome; record: MigrationRecord }) => void): Promise<void> {
-    const together = this.#conn.sendAll !== undefined && !this.#options.perf && this.#options.groupWindowMs === undefined;
+    // `--verbose` logs each migration as it starts and ends: where the answers to a message come
+    // together at its end, only one migration at a time keeps those lines true.
+    const progress = this.#options.verbose && this.#conn.answersAtMessageEnd === true;
+    const together = this.#conn.sendAll !== undefined && !this.#options.perf && !progress && this.#options.groupWindowMs === undefined;
     const inTransaction = this.#dialect.capabilities.transactionalDdl;
     let batch: MigrationFile[] = [];
     /** Each batched file's transaction mode: its warning is logged as it starts, its outcome says `outside`. */
