@@ -408,10 +408,6 @@ class PostgresConnection implements Connection {
     const sql: string[] = [];
     /** Part index after which each migration is done (its COMMIT, or its record) → its step. */
     const done = new Map<number, number>();
-    /** Part index of each record, which returns its migration's execution time → its step. */
-    const recordParts = new Map<number, number>();
-    /** Step → the execution time its record returned. */
-    const returned = new Map<number, number>();
     let at = 0;
     const add = (part: StepPart, step: number, text: string): void => {
       parts.push({ part, step, at });
@@ -426,18 +422,18 @@ class PostgresConnection implements Connection {
         add('begin', i, perMigrationClock ? ASYNC_COMMIT_MARK_STARTED : ASYNC_COMMIT);
       }
       add('statement', i, step.sql);
-      if (step.record) {
-        if (onRecorded) recordParts.set(parts.length, i);
-        add('record', i, step.record(elapsedMsSql, NOW_SQL, onRecorded !== undefined));
-      }
+      if (step.record) add('record', i, step.record(elapsedMsSql, NOW_SQL, onRecorded !== undefined));
       if (step.commit) add('commit', i, 'COMMIT');
       if (step.record) done.set(parts.length - 1, i);
     }
+    /** The execution time the last record returned, until its migration is done (its COMMIT follows it). */
+    let recordedMs: number | undefined;
     const query = countingQuery(this.#pg, sql.join(';\n'), onRecorded && done.size > 0 ? (index, value) => {
-      const recordOf = recordParts.get(index);
-      if (recordOf !== undefined && value != null) returned.set(recordOf, Number(value));
+      if (parts[index]!.part === 'record' && value != null) recordedMs = Number(value);
       const step = done.get(index);
-      if (step !== undefined) onRecorded(step, returned.get(step));
+      if (step === undefined) return;
+      onRecorded(step, recordedMs);
+      recordedMs = undefined;
     } : undefined);
     const wasInTransaction = this.#inTransaction;
     // From the first BEGIN on a transaction is open until a COMMIT ends it, failed or not.
