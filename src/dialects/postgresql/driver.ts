@@ -216,22 +216,17 @@ const CLIENT_CHECK_MS = 250;
 const ELAPSED_MS_SQL = '(extract(epoch from clock_timestamp() - statement_timestamp()) * 1000)::integer';
 
 /**
- * In a message of several migrations ({@link PostgresConnection.sendAll}), each migration's start
- * (the message's start is the first one's only), kept in a setting of the session: one local to
- * the transaction would be gone where a file ends its own transaction early (an explicit COMMIT).
+ * Sent after BEGIN in a message of several migrations ({@link PostgresConnection.sendAll}):
+ * {@link ASYNC_COMMIT} (`set_config(..., true)` is `SET LOCAL`) and the migration's start, kept
+ * in a setting of the session (one local to the transaction would be gone where a file ends its
+ * own transaction early, with an explicit COMMIT). One statement: each statement of a message
+ * costs the server a turn of its own, as a migration's small statement does.
  */
-const MARK_STARTED = "SELECT set_config('mtool.started', clock_timestamp()::text, false)";
-
-/**
- * {@link ASYNC_COMMIT} and {@link MARK_STARTED} in one statement (`set_config(..., true)` is
- * `SET LOCAL`), right after a migration's BEGIN: each statement of a message costs the server a
- * turn of its own, like a migration's small statement does.
- */
-const ASYNC_COMMIT_MARK_STARTED = `SELECT set_config('synchronous_commit', 'off', true), ${MARK_STARTED.slice('SELECT '.length)}`;
+const ASYNC_COMMIT_MARK_STARTED = "SELECT set_config('synchronous_commit', 'off', true), set_config('mtool.started', clock_timestamp()::text, false)";
 /** The server's current time (`applied_at`): not the transaction's start, which is the message's for all but the first migration. */
 const NOW_SQL = 'clock_timestamp()';
 
-/** Whole milliseconds since {@link MARK_STARTED} last ran. */
+/** Whole milliseconds since the migration's start ({@link ASYNC_COMMIT_MARK_STARTED}). */
 const SINCE_STARTED_MS_SQL = "(extract(epoch from clock_timestamp() - current_setting('mtool.started')::timestamptz) * 1000)::integer";
 
 /** A pg simple-protocol query that counts the statements of its message that completed. */
