@@ -47,6 +47,7 @@ export function printEngine(label, summary, { count, reps, applyReps }, print) {
   }
   const peers = PEERS.filter((p) => summary[p] && !summary[p].error);
   const mtools = Object.keys(summary).filter((t) => t.startsWith('mtool') && !summary[t].error);
+  for (const line of recordingFloor(summary, mtools)) print(line);
   if (mtools.length && peers.length) {
     print(`mtool time / peer time (below 1.00x: mtool is faster)`);
     print(`${pad('', 32)}${lpad('apply', 9)}${lpad('no-op', 10)}${lpad('status', 11)}`);
@@ -61,6 +62,27 @@ export function printEngine(label, summary, { count, reps, applyReps }, print) {
   return Object.keys(summary)
     .filter((t) => t.startsWith('mtool'))
     .flatMap((t) => targets(t === 'mtool' ? label : `${label} (${t})`, summary, t));
+}
+
+/**
+ * What recording costs in this run, and what is left within 1.2x of the floor for a tool's own
+ * work (start-up, reading the files, the snapshot): floor-tracked is the database's own client
+ * with a tracking row per migration and nothing else. Each mtool row says how far above it the
+ * tool ran. Nothing when either floor did not run.
+ */
+function recordingFloor(summary, mtools) {
+  const floor = summary.floor?.apply;
+  const tracked = summary['floor-tracked']?.apply;
+  if (floor === undefined || tracked === undefined || summary.floor.error || summary['floor-tracked'].error) return [];
+  const room = 1.2 * floor - tracked;
+  const lines = [
+    `recording: floor-tracked is ${ratio(tracked, floor)} of the floor; within 1.2x of the floor that leaves ${room >= 0 ? `${(room).toFixed(0)} ms` : `nothing (${(-room).toFixed(0)} ms short)`} for a tool's own work`,
+  ];
+  for (const m of mtools) {
+    const apply = summary[m].apply;
+    if (apply !== undefined) lines.push(`  ${m}: ${(apply - tracked).toFixed(0)} ms above floor-tracked (${ratio(apply, tracked)})`);
+  }
+  return lines;
 }
 
 /** The issue's targets: apply within 1.2x of the floor and no slower than any peer; no-op at least 1.5x faster than knex and node-pg-migrate. */
