@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { MigrationFile } from '../../parser/migration-file.js';
 import type { DatabaseSession } from './database-session.js';
-import { formatMs } from './executor.js';
+import { formatMs } from './format-ms.js';
 import type { AppliedMigration, EngineHooks, HookContext } from './hooks.js';
 import type { MigrationRecord } from './types.js';
 

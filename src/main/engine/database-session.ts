@@ -5,7 +5,7 @@ import type { ConnectOptions, Connection, Dialect } from '../../dialects/types.j
 import { isConnectionError, MtoolError } from '../../errors.js';
 import type { DatabaseEntry } from '../config/types.js';
 import type { Logger } from '../log.js';
-import { formatMs } from './executor.js';
+import { formatMs } from './format-ms.js';
 import { MigrationLock, releaseLock } from './migration-lock.js';
 import { tracedConnection } from './traced-connection.js';
 import { TrackingStore } from './tracking-store.js';

@@ -8,7 +8,7 @@ import type { SchemaFollower } from '../snapshot/schema-follower.js';
 import type { SchemaReader } from '../snapshot/schema-window.js';
 import type { SnapshotWriter } from '../snapshot/snapshot-writer.js';
 import type { DatabaseCode } from './ddl-targets.js';
-import { formatMs } from './executor.js';
+import { formatMs } from './format-ms.js';
 import type { AfterBatchEvent, AfterCommitEvent, BeforeTailEvent, EngineHooks, HookContext } from './hooks.js';
 import { loadSnapshotModules, migrationId, round, schemaReader, type SnapshotModules } from './snapshot-modules.js';
 

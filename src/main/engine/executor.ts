@@ -6,6 +6,7 @@ import { isConnectionError, MtoolError } from '../../errors.js';
 import type { MigrationFile, SqlStatement } from '../../parser/migration-file.js';
 import { firstTransactionControl, unendedTransaction } from '../../parser/transaction-control.js';
 import type { Logger } from '../log.js';
+import { formatMs } from './format-ms.js';
 import { MigrationFailedError, statementPreview, type ExecutedStatement } from './migration-error.js';
 import { messageSteps, ranBeforeFailure } from './message-steps.js';
 import type { RollbackStep } from './planner.js';
@@ -777,11 +778,4 @@ export class Executor {
 /** The outcome of an applied file (`outside`: it ran outside a transaction the database had). */
 function appliedOutcome(file: MigrationFile, durationMs: number, outside: boolean): MigrationOutcome {
   return { filename: file.filename, version: file.version ?? null, type: file.kind, action: 'applied', durationMs, ...(outside ? { outsideTransaction: true } : {}) };
-}
-
-/** `0.42 ms`, `12.3 ms`, `1.52 s`. */
-export function formatMs(ms: number): string {
-  if (ms < 1) return `${ms.toFixed(2)} ms`;
-  if (ms < 1000) return `${ms.toFixed(1)} ms`;
-  return `${(ms / 1000).toFixed(2)} s`;
 }

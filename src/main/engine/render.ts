@@ -1,5 +1,5 @@
 import { formatTable } from '../output.js';
-import { formatMs } from './executor.js';
+import { formatMs } from './format-ms.js';
 import { describeHolder, formatDuration } from './migration-lock.js';
 import { errorMessage, summaryLine, type DatabaseRun } from './run-many.js';
 import type { HistoryResult, LockStatusResult, MigrationRecord, RunResult, StatusResult, UnlockResult } from './types.js';

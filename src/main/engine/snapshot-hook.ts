@@ -7,7 +7,7 @@ import type { Logger } from '../log.js';
 import type { SchemaWindow, WindowEntry } from '../snapshot/schema-window.js';
 import type { QueuedSnapshot, SnapshotSink, WrittenListener } from '../snapshot/snapshot-queue.js';
 import { deferredSnapshots, type DeferredSnapshotOptions } from './deferred-snapshot.js';
-import { formatMs } from './executor.js';
+import { formatMs } from './format-ms.js';
 import type { EngineHooks, HookContext } from './hooks.js';
 import { loadSnapshotModules, migrationId, round, schemaReader, type SnapshotModules } from './snapshot-modules.js';
 

@@ -4,7 +4,7 @@ import type { MigrationFile } from '../../parser/migration-file.js';
 import type { DatabaseEntry } from '../config/types.js';
 import type { Logger } from '../log.js';
 import type { SchemaReader } from '../snapshot/schema-window.js';
-import { formatMs } from './executor.js';
+import { formatMs } from './format-ms.js';
 
 /**
  * The modules `migrate`'s snapshots need, loaded on a batch's first migration (not at the top of

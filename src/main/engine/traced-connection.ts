@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Connection } from '../../dialects/types.js';
 import type { Logger } from '../log.js';
-import { formatMs } from './executor.js';
+import { formatMs } from './format-ms.js';
 
 /**
  * Wrap a connection so that, at log level trace, every statement it runs (migration SQL,

@@ -2,7 +2,7 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { MtoolError } from '../../errors.js';
 import type { CommandContext, CommandInput, CommandResult } from '../commands/command.js';
-import { formatMs } from '../engine/executor.js';
+import { formatMs } from '../engine/format-ms.js';
 import { compileDatabaseModels } from '../models/discover-models.js';
 import { onDatabase, targetDatabase } from '../models/live-schema.js';
 import { modelStateEntry, putModelStateEntry } from './model-state-file.js';
