@@ -204,6 +204,14 @@ export function parseConnectionUrl(url: string, type: DatabaseType, databaseName
     "the connection URL's user or password seems to contain a reserved character ('/', '?', '#' or '@'); percent-encode it (e.g. '/' as %2F, '?' as %3F, '@' as %40)",
     databaseName,
   );
+  // A raw '#' starts a URL fragment, which no database URL has: everything after it would be
+  // dropped, and in `user:pa#ss@host` the host and port would be read out of the password.
+  if (url.includes('#')) {
+    throw urlError(
+      "the connection URL holds a raw '#', which would cut the URL short there; if it is part of the user, password, database name or path, percent-encode it as %23",
+      databaseName,
+    );
+  }
   if (parts.scheme === 'chdb') {
     // In-process ClickHouse (npm package chdb): shaped like SQLite, validated by its dialect.
     const target = parseChdbUrl(url, '.', databaseName);

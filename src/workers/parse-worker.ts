@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isMtoolError } from '../errors.js';
+import { unreadable } from '../main/migrations/read-directory.js';
 import { parseMigrationFile, type MigrationFile } from '../parser/migration-file.js';
 import { packFiles, type ParseTask, type ParseTaskResult } from './parse-task.js';
 
@@ -14,7 +15,12 @@ export default function parseBatch(task: ParseTask): ParseTaskResult {
     for (let i = 0; i < task.filenames.length; i++) {
       const filename = task.filenames[i];
       const path = join(task.dir, filename);
-      const content = task.contents ? Buffer.from(task.contents[i]) : readFileSync(path);
+      let content: Buffer;
+      try {
+        content = task.contents ? Buffer.from(task.contents[i]) : readFileSync(path);
+      } catch (error) {
+        throw unreadable(path, error, task.database);
+      }
       files.push(parseMigrationFile({ filename, path, content, database: task.database, dialect: task.dialect }));
     }
     return { ok: true, packed: packFiles(files) };

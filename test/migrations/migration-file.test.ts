@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readMigrationDirectory } from '../../src/main/migrations/read-directory.js';
+import { loadMigrations } from '../../src/main/engine/load-migrations.js';
+import { unreadable } from '../../src/main/migrations/read-directory.js';
 import { parseMigrationFile } from '../../src/parser/migration-file.js';
 
 function parse(content: string | Buffer, filename = 'app__0001_init.sql') {
@@ -133,7 +134,7 @@ describe('parseMigrationFile', () => {
   });
 });
 
-describe('readMigrationDirectory', () => {
+describe('loadMigrations reading a folder', () => {
   let dir: string | undefined;
   afterEach(async () => {
     if (dir) await rm(dir, { recursive: true, force: true });
@@ -149,7 +150,7 @@ describe('readMigrationDirectory', () => {
   }
 
   it('returns an empty list for a missing folder', async () => {
-    expect(await readMigrationDirectory(join(tmpdir(), 'mtool-does-not-exist-xyz'), { database: 'app', dialect: 'sqlite' })).toEqual([]);
+    expect(await loadMigrations(join(tmpdir(), 'mtool-does-not-exist-xyz'), { database: 'app', dialect: 'sqlite' })).toEqual([]);
   });
 
   it('sorts versioned files by version, then repeatables by name, skipping companions', async () => {
@@ -162,21 +163,21 @@ describe('readMigrationDirectory', () => {
       'app__0002_second.rollback.sql': 'not parsed',
       'notes.txt': 'ignored',
     });
-    const files = await readMigrationDirectory(path, { database: 'app', dialect: 'sqlite' });
+    const files = await loadMigrations(path, { database: 'app', dialect: 'sqlite' });
     expect(files.map((f) => f.filename)).toEqual(['V__0001_first.sql', 'app__0002_second.sql', 'RA__a.sql', 'ROC__b.sql']);
     expect(files[1].path).toBe(join(path, 'app__0002_second.sql'));
   });
 
   it('rejects two files with one version, naming both', async () => {
     const path = await folder({ 'app__0001_a.sql': '-- upgrade\n', 'V__0001_b.sql': '-- upgrade\n' });
-    await expect(readMigrationDirectory(path, { database: 'app', dialect: 'sqlite' })).rejects.toThrow(
+    await expect(loadMigrations(path, { database: 'app', dialect: 'sqlite' })).rejects.toThrow(
       /version 0001 is used by two files, (app__0001_a\.sql and V__0001_b\.sql|V__0001_b\.sql and app__0001_a\.sql)/,
     );
   });
 
   it('rejects a stray .sql file', async () => {
     const path = await folder({ 'app__0001_a.sql': '-- upgrade\n', 'schema.sql': 'SELECT 1;' });
-    await expect(readMigrationDirectory(path, { database: 'app', dialect: 'sqlite' })).rejects.toThrow(/schema\.sql: not a migration file name/);
+    await expect(loadMigrations(path, { database: 'app', dialect: 'sqlite' })).rejects.toThrow(/schema\.sql: not a migration file name/);
   });
 
   it('rejects a subfolder holding .sql files (they would never run), and lets other subfolders be', async () => {
@@ -185,15 +186,51 @@ describe('readMigrationDirectory', () => {
     await writeFile(join(path, 'notes', 'readme.txt'), 'not SQL');
     await mkdir(join(path, '.hidden'));
     await writeFile(join(path, '.hidden', 'x.sql'), 'SELECT 1;');
-    expect((await readMigrationDirectory(path, { database: 'app', dialect: 'sqlite' })).map((f) => f.filename)).toEqual(['app__0001_a.sql']);
+    expect((await loadMigrations(path, { database: 'app', dialect: 'sqlite' })).map((f) => f.filename)).toEqual(['app__0001_a.sql']);
     await mkdir(join(path, '2024', 'q1'), { recursive: true });
     await writeFile(join(path, '2024', 'q1', 'app__0002_b.sql'), '-- upgrade\n');
-    const error = (await readMigrationDirectory(path, { database: 'app', dialect: 'sqlite' }).then(
+    const error = (await loadMigrations(path, { database: 'app', dialect: 'sqlite' }).then(
       () => new Error('expected an error'),
       (e: unknown) => e,
     )) as Error & { code?: string };
     expect(error).toMatchObject({ code: 'MTOOL_MIGRATION_FILE', exitCode: 2 });
     expect(error.message).toContain(`its subfolder 2024/ holds .sql files (${join('2024', 'q1', 'app__0002_b.sql')}), but mtool reads only the files directly in ${path}`);
+  });
+
+  async function failure(path: string): Promise<Error & { code?: string; exitCode?: number }> {
+    return (await loadMigrations(path, { database: 'app', dialect: 'sqlite' }).then(
+      () => new Error('expected an error'),
+      (e: unknown) => e,
+    )) as Error & { code?: string; exitCode?: number };
+  }
+
+  it('names a file it cannot read and says why, as a migration-file error (not a failure of mtool)', async () => {
+    const path = await folder({ 'app__0001_a.sql': '-- upgrade\n' });
+    await symlink(join(path, 'gone.sql.orig'), join(path, 'app__0002_b.sql'));
+    expect(await failure(path)).toMatchObject({
+      code: 'MTOOL_MIGRATION_FILE',
+      exitCode: 2,
+      message: `${join(path, 'app__0002_b.sql')}: cannot read the migration file: it is a symbolic link whose target does not exist: restore the target or remove the link`,
+    });
+    await rm(join(path, 'app__0002_b.sql'));
+    await mkdir(join(path, 'notes'));
+    await symlink(join(path, 'notes'), join(path, 'app__0002_b.sql'));
+    expect((await failure(path)).message).toContain('app__0002_b.sql: cannot read the migration file: it is a folder, not a file');
+  });
+
+  it('names a migrations folder that is a file', async () => {
+    const path = await folder({});
+    await rm(path, { recursive: true });
+    await writeFile(path, 'not a folder');
+    expect(await failure(path)).toMatchObject({ code: 'MTOOL_MIGRATION_FILE', message: `${path}: cannot read the migration folder: it is a file, not a folder: migrations of a database live in the folder migrations/<databaseName>/` });
+  });
+
+  it('says what to do about a permission error (tests run as root, which reads anything: the error is made up)', () => {
+    const denied = Object.assign(new Error("EACCES: permission denied, open 'x'"), { code: 'EACCES' });
+    expect(unreadable('migrations/app/app__0002_b.sql', denied, 'app')).toMatchObject({
+      code: 'MTOOL_MIGRATION_FILE',
+      message: "migrations/app/app__0002_b.sql: cannot read the migration file: permission denied: let the user running mtool read it (mtool reads every migration file to check the applied ones' checksums)",
+    });
   });
 });
 

@@ -205,6 +205,28 @@ describe('an @ in the database name', () => {
   });
 });
 
+describe("a raw '#' (a URL fragment)", () => {
+  it('is refused, never read as the end of the URL', () => {
+    // `user:98#secret@host`: read as a fragment, the host would be 'postgres' and the port 98.
+    for (const [url, type] of [
+      ['postgresql://postgres:98#topsecret@127.0.0.1:5432/db', 'postgresql'],
+      ['mysql://app:4321#topsecret@127.0.0.1:3306/db', 'mysql'],
+      ['postgresql://app@h/db#x', 'postgresql'],
+      ['http://default:x#topsecret@h:8123/db', 'clickhouse'],
+      ['sqlite:///data/a#b.db', 'sqlite'],
+    ] as const) {
+      const e = urlError(url, type);
+      expect(e.message).toContain('%23');
+      expect(e.message).not.toMatch(/topsecret|4321|98/);
+    }
+  });
+
+  it('percent-encoded as %23 is part of the password, database name or path', () => {
+    expect(parseConnectionUrl('postgresql://postgres:98%23topsecret@127.0.0.1:5432/db', 'postgresql')).toMatchObject({ password: '98#topsecret', host: '127.0.0.1', port: 5432 });
+    expect(parseConnectionUrl('sqlite:///data/a%23b.db', 'sqlite').sqlitePath).toBe('data/a#b.db');
+  });
+});
+
 describe('parseConnectionUrl never puts a password in its message', () => {
   it.each([
     'postgresql://app:pa/ss9876@h/db',

@@ -4,7 +4,7 @@ import { join, sep } from 'node:path';
 import { setImmediate as nextImmediate } from 'node:timers/promises';
 import type { SplitDialect } from '../../dialects/types.js';
 import { checksumOf, parseMigrationFile, type MigrationFile, type MigrationFileInput } from '../../parser/migration-file.js';
-import { scanMigrationNames, type MigrationFileName } from '../migrations/read-directory.js';
+import { scanMigrationNames, unreadable, type MigrationFileName } from '../migrations/read-directory.js';
 
 /**
  * When reading, hashing and splitting a migration folder moves to the worker pool. Set from
@@ -105,8 +105,13 @@ async function readFolder(prefix: string, filenames: readonly string[], options:
     // (~3.5 ms of a no-op run over 1,000 small files). Text without a replacement character was
     // valid UTF-8, so its UTF-8 form is the file's bytes exactly; otherwise the checksum and the
     // bytes kept come from the file's bytes, read again.
-    const text = readFileSync(path, UTF8);
-    const content: string | Buffer = text.includes('\uFFFD') ? readFileSync(path) : text;
+    let content: string | Buffer;
+    try {
+      const text = readFileSync(path, UTF8);
+      content = text.includes('\uFFFD') ? readFileSync(path) : text;
+    } catch (error) {
+      throw unreadable(path, error, options.database);
+    }
     checksums[i] = checksumOf(content);
     // UTF-8 takes at most three bytes per UTF-16 unit: room for the whole file before writing it.
     const room = typeof content === 'string' ? content.length * 3 : content.length;

@@ -1,22 +1,33 @@
 import type { Dirent } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { SplitDialect } from '../../dialects/types.js';
 import { MtoolError } from '../../errors.js';
-import { parseMigrationFile, type MigrationFile } from '../../parser/migration-file.js';
 import { classifyMigrationName, type MigrationName } from '../../parser/migration-name.js';
-
-/** Files read at once by {@link readMigrationDirectory}. */
-const READ_CONCURRENCY = 32;
-
-export interface MigrationDirectoryOptions {
-  database: string;
-  dialect: SplitDialect;
-}
 
 /** A migration file known by name only (no content read). */
 export interface MigrationFileName extends MigrationName {
   filename: string;
+}
+
+/**
+ * A migration file or folder the system would not let mtool read, as the user's problem to fix
+ * (`MTOOL_MIGRATION_FILE`, exit 2) rather than a failure of mtool: every file is read before
+ * anything runs, since each applied one's checksum is checked.
+ * @example throw unreadable('migrations/app/app__0002_b.sql', error, 'app')
+ */
+export function unreadable(path: string, error: unknown, database: string, what: 'file' | 'folder' = 'file'): Error {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const why =
+    code === 'EACCES' || code === 'EPERM'
+      ? `permission denied: let the user running mtool read it (mtool reads every migration ${what === 'file' ? 'file' : 'folder'} to check the applied ones' checksums)`
+      : code === 'ENOENT' || code === 'ELOOP'
+        ? 'it is a symbolic link whose target does not exist: restore the target or remove the link'
+        : code === 'EISDIR'
+          ? 'it is a folder, not a file: rename it so that it does not end in .sql'
+          : code === 'ENOTDIR'
+            ? 'it is a file, not a folder: migrations of a database live in the folder migrations/<databaseName>/'
+            : `${code ?? 'read error'}: ${(error as Error | undefined)?.message ?? String(error)}`;
+  return new MtoolError('MTOOL_MIGRATION_FILE', `${path}: cannot read the migration ${what}: ${why}`, { database, cause: error });
 }
 
 /**
@@ -30,7 +41,7 @@ async function listFiles(dir: string, database: string): Promise<string[]> {
     entries = await readdir(dir, { withFileTypes: true });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
+    throw unreadable(dir, error, database, 'folder');
   }
   const files: string[] = [];
   for (let i = 0; i < entries.length; i++) {
@@ -42,7 +53,9 @@ async function listFiles(dir: string, database: string): Promise<string[]> {
 }
 
 async function refuseMigrationsBelow(dir: string, folder: string, database: string): Promise<void> {
-  const below = (await readdir(join(dir, folder), { recursive: true })).filter((name) => /\.sql$/i.test(name));
+  const below = (await readdir(join(dir, folder), { recursive: true }).catch((error: unknown) => {
+    throw unreadable(join(dir, folder), error, database, 'folder');
+  })).filter((name) => /\.sql$/i.test(name));
   if (below.length === 0) return;
   const some = below.slice(0, 3).map((name) => join(folder, name)).join(', ');
   throw new MtoolError(
@@ -82,7 +95,8 @@ function assertUniqueVersions(names: MigrationFileName[], dir: string, database:
 
 /**
  * Classify the migration file names of a folder without reading them (used by `new` to pick the
- * next version). Sorted like {@link readMigrationDirectory}.
+ * next version, and by the engine before reading them): versioned files by version, then
+ * repeatables (`RA__`, `ROC__`) by file name.
  * @throws MtoolError `MTOOL_MIGRATION_FILE` for a bad name or a version used twice.
  */
 export async function scanMigrationNames(dir: string, database: string): Promise<MigrationFileName[]> {
@@ -95,29 +109,4 @@ export async function scanMigrationNames(dir: string, database: string): Promise
   }
   assertUniqueVersions(names, dir, database);
   return names.sort(compareMigrations);
-}
-
-/**
- * Read and parse every migration of `migrations/<database>/`: versioned files sorted by version,
- * then repeatable files (`RA__`, `ROC__`) by name. A missing folder gives an empty list.
- * @throws MtoolError `MTOOL_MIGRATION_FILE` naming the file (and line) for any malformed file,
- *   or both files when two share a version.
- * @example await readMigrationDirectory('migrations/app', { database: 'app', dialect: 'postgresql' })
- */
-export async function readMigrationDirectory(dir: string, options: MigrationDirectoryOptions): Promise<MigrationFile[]> {
-  const names = await scanMigrationNames(dir, options.database);
-  const files = new Array<MigrationFile>(names.length);
-  let next = 0;
-  // A bounded number of reads in flight: a folder of thousands of files must not hit EMFILE.
-  const worker = async (): Promise<void> => {
-    while (next < names.length) {
-      const index = next++;
-      const { filename } = names[index];
-      const path = join(dir, filename);
-      const content = await readFile(path);
-      files[index] = parseMigrationFile({ filename, path, content, database: options.database, dialect: options.dialect });
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, names.length) }, worker));
-  return files;
 }
