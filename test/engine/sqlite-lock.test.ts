@@ -84,6 +84,27 @@ describe('the SQLite migration lock, taken tentatively', () => {
     expect((await engine.migrate(entry, { root, log: logger })).outcomes).toEqual([]);
   });
 
+  it('fails at once, naming the holder, while the holder runs a migration (holding the write lock past the busy timeout)', async () => {
+    await put('app__0002_b.sql', migration(['CREATE TABLE b (id integer)'], ['DROP TABLE b']));
+    watcher
+      .prepare("INSERT INTO mtool_lock (id, locked_at, host, pid, command, token) VALUES (1, '2026-01-01T00:00:00.000Z', 'elsewhere', 4242, 'migrate', 'theirs')")
+      .run();
+    watcher.exec('BEGIN IMMEDIATE; CREATE TABLE running (id integer)');
+    try {
+      for (const run of [() => engine.migrate(entry, { root, log: logger }), () => engine.rollback(entry, { root, log: logger })]) {
+        const started = performance.now();
+        const error = await run().catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(LockError);
+        expect((error as Error).message).toContain("host 'elsewhere', pid 4242");
+        // The busy timeout is 5 s: the lock error must not wait it out.
+        expect(performance.now() - started).toBeLessThan(4000);
+      }
+    } finally {
+      watcher.exec('ROLLBACK');
+    }
+    expect(lockRows()).toBe(1);
+  });
+
   it('a checksum mismatch found under the tentative lock rolls it back: INACTIVE, no transaction left open', async () => {
     await put('app__0001_a.sql', migration(['CREATE TABLE a (id integer, changed integer)'], ['DROP TABLE a']));
     await expect(engine.migrate(entry, { root, log: logger })).rejects.toBeInstanceOf(ChecksumMismatchError);

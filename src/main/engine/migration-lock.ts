@@ -69,10 +69,14 @@ export class MigrationLock {
         throw lockHeldError(this.#conn.databaseName, first);
       }
     } else if (options.tentative === true && sql.lockTransaction !== undefined) {
+      // A holder running a migration keeps the database's write lock for as long as it runs:
+      // its committed row is read first, without waiting (readers are not blocked), so the
+      // lock error comes at once instead of after the busy timeout as "database is locked".
+      await this.#failIfHeld();
       // The database's write lock first: while it is held no other process can insert a lock
       // row, so reading that there is none is as good as inserting ours, and writes nothing (a
       // transaction that wrote a page would truncate and fsync its journal even to roll back).
-      await this.#conn.query(sql.lockTransaction);
+      await this.#writeLock(sql.lockTransaction);
       let current: LockHolder | undefined;
       try {
         current = (await this.#liveRows())[0];
@@ -86,16 +90,39 @@ export class MigrationLock {
       }
       this.#tentative = true;
     } else {
+      if (sql.lockTransaction !== undefined) await this.#failIfHeld();
       try {
         await this.#insertRow(holder);
       } catch (error) {
-        if (!sql.isUniqueViolation(error)) throw error;
-        const current = (await this.#liveRows())[0];
+        // A unique violation: another row came first. A busy database (SQLite): a holder may
+        // have committed its row since it was read above.
+        const current = (await this.#liveRows().catch(() => []))[0];
+        if (!sql.isUniqueViolation(error) && !current) throw error;
         throw lockHeldError(this.#conn.databaseName, current, error);
       }
     }
     this.#held = holder;
     return holder;
+  }
+
+  /** @throws LockError when a committed lock row is there. */
+  async #failIfHeld(): Promise<void> {
+    const current = (await this.#liveRows())[0];
+    if (current) throw lockHeldError(this.#conn.databaseName, current);
+  }
+
+  /**
+   * Begin the transaction holding the database's write lock. Failing (busy past the timeout),
+   * a holder that committed its row meanwhile is named rather than the bare busy error.
+   */
+  async #writeLock(statement: string): Promise<void> {
+    try {
+      await this.#conn.query(statement);
+    } catch (error) {
+      const current = (await this.#liveRows().catch(() => []))[0];
+      if (current) throw lockHeldError(this.#conn.databaseName, current, error);
+      throw error;
+    }
   }
 
   async #insertRow(holder: LockHolder): Promise<void> {
