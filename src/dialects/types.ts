@@ -377,9 +377,11 @@ export interface Dialect {
    * Where DDL is not transactional (MySQL, MariaDB): whether the server commits the open
    * transaction before running this statement (DDL, LOCK TABLES, GRANT, ...). A file in a
    * transaction that fails before any such statement ran is rolled back whole; a file whose first
-   * statement is one runs without a transaction of mtool's (it would end at once).
+   * statement is one runs without a transaction of mtool's (it would end at once). `'maybe'`:
+   * it commits if what it runs does (a procedure's DDL): a file in which one ran is not claimed
+   * rolled back, yet a file may begin with one inside a transaction.
    */
-  commitsImplicitly?(text: string): boolean;
+  commitsImplicitly?(text: string): boolean | 'maybe';
   /**
    * What to do after `statement` failed with `error`, where the failure leaves something behind
    * that the error does not mention (PostgreSQL: the INVALID index of a failed

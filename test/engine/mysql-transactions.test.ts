@@ -47,6 +47,20 @@ for (const target of TARGETS.filter((t) => t.type === 'mysql' || t.type === 'mar
       expect(await rowCount(target, db.url, 't')).toBe(1);
     });
 
+    it('does not claim a file rolled back once a CALL ran in it (the procedure may have committed: here its DDL did)', async () => {
+      db = await provision(target);
+      project = await TestProject.create([{ name: 'app', type: target.type, url: db.url }]);
+      await project.write('app__0001_t.sql', migration([target.createTable('t'), 'CREATE PROCEDURE make_u() BEGIN CREATE TABLE u (id int); END'], ['DROP PROCEDURE make_u', 'DROP TABLE t']));
+      await project.write('app__0002_call.sql', migration([target.insertNext('t', 'one'), 'CALL make_u()', 'INSERT INTO missing_table VALUES (1)'], ['DELETE FROM t']));
+      const result = await project.run(['migrate', '--debug-level', 'trace']);
+      expect(result.code, explain(result)).toBe(1);
+      // The file starts with data, so it runs in a transaction, which the procedure's DDL committed.
+      expect(result.stderr).toMatch(/SQL \([^)]*\): BEGIN/);
+      expect(result.stderr).not.toMatch(/rolled back as a whole/);
+      expect(result.stderr).toMatch(/statements of migration app__0002_call\.sql that already ran: line 2: INSERT INTO t .*line 3: CALL make_u\(\)/);
+      expect(await rowCount(target, db.url, 't')).toBe(1);
+    });
+
     it("refuses, before anything runs, a statement larger than the server's max_allowed_packet, and runs a large one under it", async () => {
       db = await provision(target);
       project = await TestProject.create([{ name: 'app', type: target.type, url: db.url }]);

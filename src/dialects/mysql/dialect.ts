@@ -23,6 +23,12 @@ const SWITCHES_FOREIGN_KEYS = /^SET\b[\s\S]*?(?:^|[\s,.@])foreign_key_checks\s*(
 const COMMITS_IMPLICITLY =
   /^(?:(?:CREATE|ALTER|DROP)\s+(?!TEMPORARY\b)|(?:RENAME|TRUNCATE|LOCK|UNLOCK|GRANT|REVOKE|ANALYZE|OPTIMIZE|REPAIR|CHECK|FLUSH|RESET|INSTALL|UNINSTALL|BEGIN|START|COMMIT|CACHE\s+INDEX|LOAD\s+INDEX)\b|SET\s+(?:PASSWORD\b|(?:SESSION\s+|@@(?:SESSION\.)?)?autocommit\s*:?=))/i;
 
+/**
+ * Statements that may commit it, depending on what they run: a procedure (`CALL`) or a prepared
+ * statement (`EXECUTE`) holding DDL commits as the DDL would, out of mtool's sight.
+ */
+const MAY_COMMIT = /^(?:CALL|EXECUTE)\b/i;
+
 /** Build the dialect of one flavour: the driver, quoting and splitter are the same for both. */
 export function createMysqlDialect(flavour: MysqlFlavour): Dialect {
   return {
@@ -40,7 +46,10 @@ export function createMysqlDialect(flavour: MysqlFlavour): Dialect {
       return SWITCHES_DATABASE.test(text) ? 'schema' : SWITCHES_AUTOCOMMIT.test(text) ? 'autocommit' : SWITCHES_FOREIGN_KEYS.test(text) ? 'foreign-keys' : undefined;
     },
     sessionGuard: mysqlSessionGuard,
-    commitsImplicitly: (statement) => COMMITS_IMPLICITLY.test(executed(statement)),
+    commitsImplicitly: (statement) => {
+      const text = executed(statement);
+      return COMMITS_IMPLICITLY.test(text) || (MAY_COMMIT.test(text) ? 'maybe' : false);
+    },
     // One connection is one mysql2 connection: nothing is shared.
     dispose: async () => undefined,
     async introspect(conn: Connection, options?: IntrospectOptions): Promise<SchemaIR> {

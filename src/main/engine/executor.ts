@@ -587,7 +587,7 @@ export class Executor {
         const ended = await this.#rollbackAfter(file, error);
         // Without transactional DDL the rollback undid the file only if nothing committed it on
         // the way, the failing statement included (the server commits before running it).
-        const committed = (s: { text: string }) => this.#dialect.commitsImplicitly?.(s.text) ?? true;
+        const committed = (s: { text: string }) => (this.#dialect.commitsImplicitly?.(s.text) ?? true) !== false;
         rolledBack = caps.transactionalDdl ? ended : ended === true && !statements.slice(0, ran).some(committed) && !(current !== undefined && committed(current));
       } else if (ownTransactions) {
         // What ran since the file's last unended BEGIN goes with that transaction, where DDL is
@@ -629,7 +629,7 @@ export class Executor {
     // Without transactional DDL, a transaction opened before a file whose first statement commits
     // implicitly (DDL, on MySQL and MariaDB) would end at once and protect nothing: opening it would
     // only cost two round trips (BEGIN, COMMIT) per file.
-    if (!caps.transactionalDdl && statements.length > 0 && this.#dialect.commitsImplicitly?.(statements[0]!.text)) return { useTransaction: false, outside: false };
+    if (!caps.transactionalDdl && statements.length > 0 && this.#dialect.commitsImplicitly?.(statements[0]!.text) === true) return { useTransaction: false, outside: false };
     const why = caps.transactionalDdl
       ? await noTransactionReason(file, statements, caps, () => (this.#serverVersion ??= this.#conn.serverVersion().then((raw) => this.#dialect.parseServerVersion(raw))))
       : file.directives.includes('no-transaction')
