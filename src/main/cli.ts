@@ -575,6 +575,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     }
     const result = await command.run(makeContext(io, globals, run), invocation.input());
     io.stdout.write(renderResult(result, globals.json));
+    if (result.error !== undefined) return writeError(io, result.error, debug);
     return result.exitCode ?? 0;
   } catch (error) {
     return writeError(io, error, debug);

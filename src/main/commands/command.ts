@@ -74,6 +74,11 @@ export interface CommandResult {
    * `text()` even under global `--json`, which such commands honour only when no format is given.
    */
   ownFormat?: boolean;
+  /**
+   * The command failed after producing this output (one database's run that stopped partway):
+   * the output is printed, then the error is written as any other and gives the exit code.
+   */
+  error?: unknown;
 }
 
 export interface CommandDescriptor {

@@ -5,7 +5,7 @@ import type { DatabaseEntry, LoadedConfig } from '../config/types.js';
 import * as engine from './engine.js';
 import { parseVersionOption } from './planner.js';
 import * as render from './render.js';
-import { exitCodeOf, runOnDatabases, type DatabaseRun } from './run-many.js';
+import { exitCodeOf, failureToRaise, runOnDatabases, type DatabaseRun } from './run-many.js';
 import { snapshotHooks } from './snapshot-hook.js';
 
 /**
@@ -83,7 +83,7 @@ export async function migrateAction(ctx: CommandContext, input: CommandInput): P
   };
   const hooks = snapshotHooks({ root: config.root, databases: config.databases, log: ctx.log });
   const runs = await runEach(ctx, entries, all, (entry) => engine.migrate(entry, { root: config.root, log: ctx.log, run: ctx.run }, { ...options, hooks }));
-  return { data: render.runJson(runs), text: () => render.runText(runs, all), exitCode: exitCodeOf(runs) };
+  return { data: render.runJson(runs), text: () => render.runText(runs, all), exitCode: exitCodeOf(runs), error: failureToRaise(runs, all) };
 }
 
 /** `mtool rollback` (and `downgrade`, which requires its target to be applied). */
@@ -112,7 +112,7 @@ async function revertAction(ctx: CommandContext, input: CommandInput, command: '
       commandLine: commandLine(command, o),
     }),
   );
-  return { data: render.runJson(runs), text: () => render.runText(runs, all), exitCode: exitCodeOf(runs) };
+  return { data: render.runJson(runs), text: () => render.runText(runs, all), exitCode: exitCodeOf(runs), error: failureToRaise(runs, all) };
 }
 
 export const rollbackAction = (ctx: CommandContext, input: CommandInput) => revertAction(ctx, input, 'rollback');
@@ -122,14 +122,14 @@ export const downgradeAction = (ctx: CommandContext, input: CommandInput) => rev
 export async function statusAction(ctx: CommandContext, input: CommandInput): Promise<CommandResult> {
   const { config, entries, all } = await targets(ctx, input.options, true);
   const runs = await runEach(ctx, entries, all, (entry) => engine.status(entry, { root: config.root, log: ctx.log }));
-  return { data: render.statusJson(runs), text: () => render.statusText(runs, all), exitCode: exitCodeOf(runs) };
+  return { data: render.statusJson(runs), text: () => render.statusText(runs, all), exitCode: exitCodeOf(runs), error: failureToRaise(runs, all) };
 }
 
 /** `mtool history`. */
 export async function historyAction(ctx: CommandContext, input: CommandInput): Promise<CommandResult> {
   const { config, entries, all } = await targets(ctx, input.options, true);
   const runs = await runEach(ctx, entries, all, (entry) => engine.history(entry, { root: config.root, log: ctx.log }));
-  return { data: render.historyJson(runs), text: () => render.historyText(runs, all), exitCode: exitCodeOf(runs) };
+  return { data: render.historyJson(runs), text: () => render.historyText(runs, all), exitCode: exitCodeOf(runs), error: failureToRaise(runs, all) };
 }
 
 /** `mtool lock-status`. */

@@ -15,6 +15,7 @@ import { BatchHooks } from './batch-hooks.js';
 import type { AppliedMigration, EngineHooks } from './hooks.js';
 import { ensureParsed, loadMigrations } from './load-migrations.js';
 import { currentVersion, planMigrate, planRollback, statusEntries, verifyApplied, type MigratePlan, type RollbackPlanOptions } from './planner.js';
+import { noteCompleted } from './partial-run.js';
 import type { HistoryResult, LockStatusResult, MigrationOutcome, MigrationRecord, RunResult, StatusResult, TrackedMigration, UnlockResult } from './types.js';
 
 /**
@@ -138,8 +139,15 @@ export async function migrate(entry: DatabaseEntry, ctx: EngineContext, options:
     };
     return withLock(session, options.commandLine ?? 'migrate', ctx.run, async () => {
       const { records, plan } = await planOnce();
-      // Nothing to run (a no-op): no executor, hooks or who-applied-it lookup.
-      const { outcomes, applied } = plan.versioned.length > 0 || plan.repeatables.length > 0 ? await runPlan(session, ctx, options, plan) : { outcomes: [], applied: [] };
+      const outcomes: MigrationOutcome[] = [];
+      let applied: MigrationRecord[] = [];
+      try {
+        // Nothing to run (a no-op): no executor, hooks or who-applied-it lookup.
+        if (plan.versioned.length > 0 || plan.repeatables.length > 0) applied = await runPlan(session, ctx, options, plan, outcomes);
+      } catch (error) {
+        await noteMigrated(error, session, records, outcomes, started);
+        throw error;
+      }
       const after = [...records, ...applied, ...(plan.baseline ? plan.versioned.map((f) => ({ version: f.version ?? null })) : [])];
       return {
         database: entry.name,
@@ -153,17 +161,42 @@ export async function migrate(entry: DatabaseEntry, ctx: EngineContext, options:
   });
 }
 
-/** Run a `migrate` plan under the lock: versioned migrations (or their baseline), the batch hooks, then the due repeatables. */
-async function runPlan(session: DatabaseSession, ctx: EngineContext, options: MigrateOptions, plan: MigratePlan): Promise<{ outcomes: MigrationOutcome[]; applied: MigrationRecord[] }> {
+/**
+ * After a failed `migrate`: keep beside the error what this run applied before it, as the
+ * tracking table now says (a migration the executor reported is counted only if its record is
+ * there: a failure may have undone a group of them). Nothing when the table cannot be read.
+ */
+async function noteMigrated(error: unknown, session: DatabaseSession, before: readonly TrackedMigration[], outcomes: readonly MigrationOutcome[], started: number): Promise<void> {
+  if (outcomes.length === 0) return;
+  const now = await session.store.tracked().catch(() => undefined);
+  if (!now) return;
+  const had = new Set(before.map((r) => r.filename));
+  const has = new Set(now.map((r) => r.filename));
+  const done = outcomes.filter((o) => has.has(o.filename) && (o.type !== 'versioned' || !had.has(o.filename)));
+  noteCompleted(error, {
+    database: session.entry.name,
+    databaseType: session.entry.type,
+    command: 'migrate',
+    outcomes: done,
+    currentVersion: currentVersion(now),
+    durationMs: performance.now() - started,
+  });
+}
+
+/**
+ * Run a `migrate` plan under the lock: versioned migrations (or their baseline), the batch hooks,
+ * then the due repeatables. Each outcome goes to `outcomes` as it comes, also before a failure.
+ * Returns the records of the versioned migrations applied.
+ */
+async function runPlan(session: DatabaseSession, ctx: EngineContext, options: MigrateOptions, plan: MigratePlan, outcomes: MigrationOutcome[]): Promise<MigrationRecord[]> {
   const files = [...plan.versioned, ...plan.repeatables.map((r) => r.file)];
   ensureParsed(files);
   if (!plan.baseline) await checkStatementSizes(session.conn, session.entry.type, session.entry.name, files, (f) => f.upgrade);
-  const outcomes: MigrationOutcome[] = [];
   const hooks = new BatchHooks(session, options.hooks, options.deferSnapshots ?? false);
   const exec = executor(session, ctx, options, hooks.committed);
   if (plan.baseline) {
     for (const file of plan.versioned) outcomes.push(await exec.baseline(file));
-    return { outcomes, applied: [] };
+    return [];
   }
   try {
     if (hooks.perMigration) {
@@ -197,7 +230,7 @@ async function runPlan(session: DatabaseSession, ctx: EngineContext, options: Mi
   await hooks.end(false);
   for (const step of plan.repeatables) outcomes.push((await exec.apply(step.file, step.existing)).outcome);
   await exec.finish();
-  return { outcomes, applied: hooks.applied.map((a) => a.record) };
+  return hooks.applied.map((a) => a.record);
 }
 
 async function dryRun(session: DatabaseSession, files: MigrationFile[], options: MigrateOptions, started: number): Promise<RunResult> {
@@ -248,18 +281,25 @@ export async function rollback(entry: DatabaseEntry, ctx: EngineContext, options
       const exec = executor(session, ctx, options);
       const outcomes: MigrationOutcome[] = [];
       const removed = new Set<string>();
-      for (const step of steps) {
-        outcomes.push(await exec.revert(step));
-        removed.add(step.record.filename);
-      }
-      return {
+      const result = (): RunResult => ({
         database: entry.name,
         databaseType: entry.type,
         command,
         outcomes,
         currentVersion: currentVersion(records.filter((r) => !removed.has(r.filename))),
         durationMs: performance.now() - started,
-      };
+      });
+      try {
+        for (const step of steps) {
+          outcomes.push(await exec.revert(step));
+          removed.add(step.record.filename);
+        }
+      } catch (error) {
+        // Each migration is reverted and its record removed before the next one starts.
+        noteCompleted(error, result());
+        throw error;
+      }
+      return result();
     }),
   );
 }

@@ -1,25 +1,36 @@
+import { isConnectionError, isMtoolError } from '../../errors.js';
+import type { DatabaseEntry } from '../config/types.js';
 import { formatTable } from '../output.js';
 import { formatMs } from './format-ms.js';
 import { describeHolder, formatDuration } from './migration-lock.js';
+import { completedBefore } from './partial-run.js';
 import { errorMessage, summaryLine, type DatabaseRun } from './run-many.js';
-import type { HistoryResult, LockStatusResult, MigrationRecord, RunResult, StatusResult, UnlockResult } from './types.js';
+import type { HistoryResult, LockStatusResult, MigrationOutcome, MigrationRecord, RunResult, StatusResult, UnlockResult } from './types.js';
 
 /**
  * Text and JSON views of engine results. JSON keeps the spec's snake_case field names (the
  * status fields match the web integration's status response).
  */
 
-const label = (run: DatabaseRun<unknown>): string => `${run.entry.name} (${run.entry.type})`;
+const label = (run: { entry: DatabaseEntry }): string => `${run.entry.name} (${run.entry.type})`;
 
-function failureLines(run: DatabaseRun<unknown>): string | undefined {
+/**
+ * The line of a database that was skipped or failed. A failure on one database (no `--all`) has
+ * none: the command fails with the error, which goes to stderr.
+ */
+function failureLines(run: DatabaseRun<unknown>, all: boolean): string {
   if (run.status === 'skipped') return `${label(run)}: skipped: optional database unreachable (skipIfMissing): ${run.reason}`;
-  if (run.status === 'failed') return `${label(run)}: FAILED: ${errorMessage(run.error)}`;
-  return undefined;
+  if (run.status === 'failed' && all) return `${label(run)}: FAILED: ${errorMessage(run.error)}`;
+  return '';
 }
 
 function withSummary(runs: readonly DatabaseRun<unknown>[], blocks: string[], all: boolean): string {
-  return all ? [...blocks, summaryLine(runs)].join('\n\n') : blocks.join('\n\n');
+  const shown = blocks.filter((b) => b !== '');
+  return all ? [...shown, summaryLine(runs)].join('\n\n') : shown.join('\n\n');
 }
+
+/** The code of a failure (`MTOOL_LOCKED`, `MTOOL_CHECKSUM_MISMATCH`, ...), for JSON consumers. */
+const codeOf = (error: unknown): string => (isMtoolError(error) ? error.code : 'MTOOL_INTERNAL');
 
 const ACTION_WORD: Record<string, string> = {
   applied: 'applied',
@@ -32,25 +43,35 @@ const ACTION_WORD: Record<string, string> = {
 /** Text of migrate / rollback / downgrade results, one block per database. */
 export function runText(runs: readonly DatabaseRun<RunResult>[], all: boolean): string {
   const blocks = runs.map((run) => {
-    if (run.status !== 'ok') return failureLines(run) as string;
-    const r = run.value;
-    const at = r.currentVersion === null ? 'no versioned migration applied' : `at version ${r.currentVersion}`;
-    if (r.dryRunSql) {
-      const head = `-- ${label(run)}: dry run, ${r.outcomes.length} migration${r.outcomes.length === 1 ? '' : 's'} ${r.outcomes.some((o) => o.action === 'baselined') ? 'would be baselined' : 'would be applied'}; nothing was written (${at})`;
-      const sql = r.dryRunSql.map((f) => [`-- ${f.filename}`, ...f.statements.map((s) => `${s};`)].join('\n'));
-      return [head, ...sql].join('\n\n');
+    if (run.status !== 'ok') {
+      const done = run.status === 'failed' ? completedBefore(run.error) : undefined;
+      return [failureLines(run, all), ...(done ? [runLines(run.entry, done, true)] : [])].filter((b) => b !== '').join('\n');
     }
-    const verb = r.command === 'migrate' ? 'applied' : 'rolled back';
-    if (r.outcomes.length === 0) return `${label(run)}: nothing to ${r.command === 'migrate' ? 'apply' : 'roll back'}, ${at}`;
-    const head = `${label(run)}: ${verb} ${r.outcomes.length} migration${r.outcomes.length === 1 ? '' : 's'} in ${formatMs(r.durationMs)}, now ${at}`;
-    const width = Math.max(...r.outcomes.map((o) => o.filename.length));
-    const rows = r.outcomes.map(
-      (o) =>
-        `  ${ACTION_WORD[o.action].padEnd(11)} ${(o.version ?? '-').padEnd(5)} ${o.action === 'baselined' ? o.filename : `${o.filename.padEnd(width)}  ${formatMs(o.durationMs)}`}${o.outsideTransaction ? '  (outside a transaction)' : ''}`,
-    );
-    return [head, ...rows].join('\n');
+    return runLines(run.entry, run.value, false);
   });
   return withSummary(runs, blocks, all);
+}
+
+/** A run's block: what it did on one database (`failed`: before the failure it stopped at). */
+function runLines(entry: DatabaseEntry, r: RunResult, failed: boolean): string {
+  const at = r.currentVersion === null ? 'no versioned migration applied' : `at version ${r.currentVersion}`;
+  if (r.dryRunSql) {
+    const head = `-- ${label({ entry })}: dry run, ${r.outcomes.length} migration${r.outcomes.length === 1 ? '' : 's'} ${r.outcomes.some((o) => o.action === 'baselined') ? 'would be baselined' : 'would be applied'}; nothing was written (${at})`;
+    const sql = r.dryRunSql.map((f) => [`-- ${f.filename}`, ...f.statements.map((s) => `${s};`)].join('\n'));
+    return [head, ...sql].join('\n\n');
+  }
+  const verb = r.command === 'migrate' ? 'applied' : 'rolled back';
+  if (r.outcomes.length === 0) return `${label({ entry })}: nothing to ${r.command === 'migrate' ? 'apply' : 'roll back'}, ${at}`;
+  const baselined = r.outcomes.every((o) => o.action === 'baselined');
+  const head = failed
+    ? `${label({ entry })}: ${verb} ${r.outcomes.length} migration${r.outcomes.length === 1 ? '' : 's'} before the failure, now ${at}`
+    : `${label({ entry })}: ${baselined ? 'baselined' : verb} ${r.outcomes.length} migration${r.outcomes.length === 1 ? '' : 's'} in ${formatMs(r.durationMs)}, now ${at}`;
+  const width = Math.max(...r.outcomes.map((o) => o.filename.length));
+  const rows = r.outcomes.map(
+    (o) =>
+      `  ${ACTION_WORD[o.action].padEnd(11)} ${(o.version ?? '-').padEnd(5)} ${o.action === 'baselined' ? o.filename : `${o.filename.padEnd(width)}  ${formatMs(o.durationMs)}`}${o.outsideTransaction ? '  (outside a transaction)' : ''}`,
+  );
+  return [head, ...rows].join('\n');
 }
 
 /** JSON of migrate / rollback / downgrade results. */
@@ -65,28 +86,40 @@ export function runJson(runs: readonly DatabaseRun<RunResult>[]): unknown {
         command: r.command,
         current_version: r.currentVersion,
         duration_ms: round(r.durationMs),
-        migrations: r.outcomes.map((o) => ({
-          filename: o.filename,
-          version: o.version,
-          type: o.type,
-          action: o.action,
-          duration_ms: round(o.durationMs),
-          outside_transaction: o.outsideTransaction ?? false,
-        })),
+        migrations: r.outcomes.map(outcomeJson),
         ...(r.dryRunSql ? { dry_run: true, sql: r.dryRunSql } : {}),
         error: null,
       };
+    } else if (run.status === 'skipped') {
+      databases[run.entry.name] = { ...base, error: run.reason };
     } else {
-      databases[run.entry.name] = { ...base, error: run.status === 'skipped' ? run.reason : errorMessage(run.error) };
+      // What the run did before it failed, when the tracking table could say.
+      const done = completedBefore(run.error);
+      databases[run.entry.name] = {
+        ...base,
+        ...(done ? { command: done.command, current_version: done.currentVersion } : {}),
+        migrations: done ? done.outcomes.map(outcomeJson) : [],
+        error: errorMessage(run.error),
+        code: codeOf(run.error),
+      };
     }
   }
   return { databases, summary: counts(runs) };
 }
 
+const outcomeJson = (o: MigrationOutcome) => ({
+  filename: o.filename,
+  version: o.version,
+  type: o.type,
+  action: o.action,
+  duration_ms: round(o.durationMs),
+  outside_transaction: o.outsideTransaction ?? false,
+});
+
 /** Text of `status`. */
 export function statusText(runs: readonly DatabaseRun<StatusResult>[], all: boolean): string {
   const blocks = runs.map((run) => {
-    if (run.status !== 'ok') return failureLines(run) as string;
+    if (run.status !== 'ok') return failureLines(run, all);
     const s = run.value;
     const head =
       `${label(run)}: ${s.appliedMigrations} applied, ${s.pendingMigrations} pending, ` +
@@ -123,9 +156,11 @@ export function statusJson(runs: readonly DatabaseRun<StatusResult>[]): unknown 
     } else {
       databases[run.entry.name] = {
         status: run.status,
-        connected: false,
+        // A checksum mismatch or a lock error comes after connecting.
+        connected: run.status === 'failed' && !isConnectionError(run.error) && codeOf(run.error) !== 'MTOOL_URL',
         database_type: run.entry.type,
         error: run.status === 'skipped' ? run.reason : errorMessage(run.error),
+        ...(run.status === 'failed' ? { code: codeOf(run.error) } : {}),
       };
     }
   }
@@ -146,7 +181,7 @@ const recordJson = (r: MigrationRecord) => ({
 /** Text of `history`. */
 export function historyText(runs: readonly DatabaseRun<HistoryResult>[], all: boolean): string {
   const blocks = runs.map((run) => {
-    if (run.status !== 'ok') return failureLines(run) as string;
+    if (run.status !== 'ok') return failureLines(run, all);
     const h = run.value;
     if (h.records.length === 0) return `${label(run)}: no migration applied yet`;
     const table = formatTable(
@@ -165,7 +200,9 @@ export function historyJson(runs: readonly DatabaseRun<HistoryResult>[]): unknow
     databases[run.entry.name] =
       run.status === 'ok'
         ? { status: 'ok', database_type: run.entry.type, migrations: run.value.records.map(recordJson), error: null }
-        : { status: run.status, database_type: run.entry.type, error: run.status === 'skipped' ? run.reason : errorMessage(run.error) };
+        : run.status === 'skipped'
+          ? { status: run.status, database_type: run.entry.type, error: run.reason }
+          : { status: run.status, database_type: run.entry.type, error: errorMessage(run.error), code: codeOf(run.error) };
   }
   return { databases, summary: counts(runs) };
 }

@@ -25,13 +25,21 @@ export interface RunManyOptions {
  * touches the others (each has its own connection, lock and transactions). An unreachable
  * database marked `skipIfMissing` is skipped under `--all` unless `--disable-skip`.
  *
- * Without `--all` (one database) the error is thrown as is, so the CLI shows it with its own
- * exit code.
+ * Without `--all` (one database) a failure is returned unlogged and never skipped: the command
+ * shows what it has (a run's migrations before the failure, the JSON document) and then fails
+ * with that error ({@link failureToRaise}), which the CLI writes with its own exit code.
  */
 export async function runOnDatabases<T>(entries: readonly DatabaseEntry[], options: RunManyOptions, fn: (entry: DatabaseEntry) => Promise<T>): Promise<DatabaseRun<T>[]> {
   if (!options.all) {
     const out: DatabaseRun<T>[] = [];
-    for (const entry of entries) out.push({ entry, status: 'ok', value: await fn(entry) });
+    for (const entry of entries) {
+      try {
+        out.push({ entry, status: 'ok', value: await fn(entry) });
+      } catch (error) {
+        out.push({ entry, status: 'failed', error });
+        break;
+      }
+    }
     return out;
   }
   const results: DatabaseRun<T>[] = new Array(entries.length);
@@ -57,6 +65,13 @@ export async function runOnDatabases<T>(entries: readonly DatabaseEntry[], optio
   const width = Math.max(1, Math.min(options.concurrency ?? DATABASE_CONCURRENCY, entries.length));
   await Promise.all(Array.from({ length: width }, worker));
   return results;
+}
+
+/** The error a run on one database (no `--all`) failed with: the command fails with it. */
+export function failureToRaise(runs: readonly DatabaseRun<unknown>[], all: boolean): unknown {
+  if (all) return undefined;
+  const failed = runs.find((r) => r.status === 'failed');
+  return failed?.status === 'failed' ? failed.error : undefined;
 }
 
 /** Exit code of a multi-database run: 1 if any failed, else 3 if any was skipped, else 0. */
