@@ -109,6 +109,15 @@ export class SqlSyntaxError extends MtoolError {
   }
 }
 
+/**
+ * The run was interrupted (Ctrl-C / SIGTERM: the signal's reason) before or while it worked on
+ * `database`; `detail` says what that means for it.
+ */
+export function interruptedError(signal: AbortSignal, database: string, detail?: string): MtoolError {
+  const reason = signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? 'interrupted');
+  return new MtoolError('MTOOL_MIGRATION_FAILED', `interrupted (${reason})${detail ? `: ${detail}` : ''}`, { database });
+}
+
 export function isMtoolError(e: unknown): e is MtoolError {
   return e instanceof MtoolError || (typeof e === 'object' && e !== null && typeof (e as { code?: unknown }).code === 'string' && String((e as { code: string }).code).startsWith('MTOOL_') && 'exitCode' in e);
 }

@@ -18,10 +18,15 @@ export class RunContext {
 
   /**
    * Register work that must run before the process ends. Cleanups run in reverse order of
-   * registration; one failing does not stop the others.
+   * registration; one failing does not stop the others. Registered once the cleanups have
+   * started (a lock taken as the signal came), it starts at once.
    * @returns a function that unregisters it (call it once the resource is released normally).
    */
   onCleanup(cleanup: Cleanup): () => void {
+    if (this.#cleaned !== undefined) {
+      void (async () => cleanup())().catch(() => undefined);
+      return () => undefined;
+    }
     this.#cleanups.push(cleanup);
     return () => {
       const index = this.#cleanups.indexOf(cleanup);

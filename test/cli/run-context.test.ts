@@ -18,6 +18,17 @@ describe('RunContext', () => {
     expect(again).toEqual([]);
   });
 
+  it('starts a cleanup registered after the cleanups began (a lock taken as the signal came) at once', async () => {
+    const run = new RunContext();
+    await run.cleanup();
+    let released = false;
+    run.onCleanup(async () => {
+      released = true;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(released).toBe(true);
+  });
+
   it('aborts its signal with the reason', () => {
     const run = new RunContext();
     expect(run.signal.aborted).toBe(false);

@@ -55,7 +55,7 @@ async function targets(ctx: CommandContext, options: OptionValues, allowAll: boo
 
 async function runEach<T>(ctx: CommandContext, entries: DatabaseEntry[], all: boolean, fn: (entry: DatabaseEntry) => Promise<T>): Promise<DatabaseRun<T>[]> {
   try {
-    return await runOnDatabases(entries, { all, disableSkip: ctx.globals.disableSkip, log: ctx.log }, fn);
+    return await runOnDatabases(entries, { all, disableSkip: ctx.globals.disableSkip, log: ctx.log, signal: ctx.run.signal }, fn);
   } finally {
     await disposeDialects();
   }

@@ -2,7 +2,7 @@ import { hostname, userInfo } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { getDialect } from '../../dialects/index.js';
 import type { ConnectOptions, Connection, Dialect } from '../../dialects/types.js';
-import { isConnectionError, MtoolError } from '../../errors.js';
+import { interruptedError, isConnectionError, MtoolError } from '../../errors.js';
 import type { DatabaseEntry } from '../config/types.js';
 import type { Logger } from '../log.js';
 import { formatMs } from './format-ms.js';
@@ -95,6 +95,7 @@ export interface WithLockOptions {
  */
 export async function withLock<T>(session: DatabaseSession, command: string, run: EngineRunContext | undefined, fn: () => Promise<T>, options: WithLockOptions = {}): Promise<T> {
   const started = performance.now();
+  if (run?.signal.aborted) throw interruptedError(run.signal, session.entry.name, 'the lock was not taken and nothing ran');
   await session.store.ensureTables();
   const holder = await session.lock.acquire(command, { tentative: options.readOnly !== undefined });
   session.log.info(`lock acquired in ${formatMs(performance.now() - started)}`);
@@ -112,6 +113,8 @@ export async function withLock<T>(session: DatabaseSession, command: string, run
 
   let failed = false;
   try {
+    // Interrupted while the lock was being taken: release it (below) before anything runs.
+    if (run?.signal.aborted) throw interruptedError(run.signal, session.entry.name, 'the lock was released and nothing ran');
     // Committed before anything runs: a process killed from here on leaves the lock ACTIVE.
     if (session.lock.tentative && !(await options.readOnly!())) await session.lock.confirm();
     return await fn();

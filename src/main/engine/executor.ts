@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { setImmediate as nextImmediate } from 'node:timers/promises';
 import { failedPart, failedStep } from '../../dialects/step-part.js';
 import type { Connection, Dialect, ServerVersion, SessionSwitch, SessionGuard, StatementStep } from '../../dialects/types.js';
-import { isConnectionError, MtoolError } from '../../errors.js';
+import { interruptedError, isConnectionError, MtoolError } from '../../errors.js';
 import type { MigrationFile, SqlStatement } from '../../parser/migration-file.js';
 import { firstTransactionControl, unendedTransaction } from '../../parser/transaction-control.js';
 import type { Logger } from '../log.js';
@@ -429,10 +429,7 @@ export class Executor {
 
   #checkAbort(): void {
     const signal = this.#options.signal;
-    if (signal?.aborted) {
-      const reason = signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? 'interrupted');
-      throw new MtoolError('MTOOL_MIGRATION_FAILED', `interrupted (${reason})`, { database: this.#database });
-    }
+    if (signal?.aborted) throw interruptedError(signal, this.#database);
   }
 
   /**

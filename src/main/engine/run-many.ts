@@ -1,4 +1,4 @@
-import { isConnectionError, isMtoolError } from '../../errors.js';
+import { interruptedError, isConnectionError, isMtoolError } from '../../errors.js';
 import type { DatabaseEntry } from '../config/types.js';
 import type { Logger } from '../log.js';
 
@@ -18,6 +18,8 @@ export interface RunManyOptions {
   disableSkip: boolean;
   log: Logger;
   concurrency?: number;
+  /** Ctrl-C / SIGTERM: databases not started yet are not started. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -48,6 +50,10 @@ export async function runOnDatabases<T>(entries: readonly DatabaseEntry[], optio
     while (next < entries.length) {
       const index = next++;
       const entry = entries[index];
+      if (options.signal?.aborted) {
+        results[index] = { entry, status: 'failed', error: interruptedError(options.signal, entry.name, 'nothing was done on this database') };
+        continue;
+      }
       try {
         results[index] = { entry, status: 'ok', value: await fn(entry) };
       } catch (error) {
