@@ -49,6 +49,8 @@ export interface MtoolErrorOptions {
   exit?: ExitCode;
   /** Database the error concerns, shown in logs as `db_name`. */
   database?: string;
+  /** The next step, shown as `hint:` instead of the code's general one; '' for none (the message says it). */
+  hint?: string;
 }
 
 /** Base of every error mtool raises on purpose. */
@@ -63,7 +65,11 @@ export class MtoolError extends Error {
     this.code = code;
     this.exitCode = options.exit ?? ERROR_CODES[code].exit;
     this.database = options.database;
+    if (options.hint !== undefined) this.hint = options.hint;
   }
+
+  /** See {@link MtoolErrorOptions.hint}. */
+  readonly hint?: string;
 }
 
 /** Configuration validation failures and invalid model options (spec: MtoolConfigError). */

@@ -274,7 +274,8 @@ function arrangeOptions(rest: readonly string[], command: CommandDescriptor | un
   };
   const valueOf = (spec: OptionSpec, given: string, inline: string | undefined, next: string | undefined): { value: string; used: boolean } => {
     if (inline !== undefined && inline !== '') return { value: inline, used: false };
-    if (inline === undefined && next !== undefined && !next.startsWith('-')) return { value: next, used: true };
+    // A negative number is a value (for the option to judge), not an option: no option is a digit.
+    if (inline === undefined && next !== undefined && (!next.startsWith('-') || /^-\d/.test(next))) return { value: next, used: true };
     const placeholder = spec.value ?? '<value>';
     throw usageError(`option '${given}' needs a value: ${given} ${placeholder} (a value starting with '-' goes as --${spec.name}=<value>)`, command);
   };
@@ -460,7 +461,8 @@ function applyLogging(globals: GlobalOptions, env: NodeJS.ProcessEnv): void {
   if (globals.debugLevel !== undefined) {
     const parsed = parseLogLevel(globals.debugLevel);
     if (parsed === undefined) {
-      throw usageError(`--debug-level '${globals.debugLevel}' is not a level; use trace, debug, info, warning, error, critical or 5, 10, 20, 30, 40, 50`);
+      // The message names the levels: the general hint (the list of commands) would not help.
+      throw new MtoolError('MTOOL_USAGE', `--debug-level '${globals.debugLevel}' is not a level; use trace, debug, info, warning, error, critical or 5, 10, 20, 30, 40, 50`, { hint: '' });
     }
     level = parsed;
   }

@@ -100,6 +100,8 @@ describe('mtool command line', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("--debug-level '7' is not a level");
     expect(result.stderr).not.toContain('    at ');
+    // The message lists the levels; the list of commands would not help.
+    expect(result.stderr).not.toContain('hint:');
   });
 
   it('exits 1 telling to install mtool-seeds for any seed subcommand', async () => {
@@ -114,7 +116,16 @@ describe('mtool command line', () => {
     const result = await mtool('settings', 'show');
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^error: No mtool configuration found in .*run `mtool init`/);
-    expect(result.stderr).toContain('hint: ');
+    // The message says what to do; the general hint (fix mtool.config.ts) would point at no file.
+    expect(result.stderr).not.toContain('hint: ');
+  });
+
+  it('takes a negative number as an option value, and refuses it as a count', async () => {
+    for (const args of [['migrate', '--count', '-1'], ['rollback', '-c', '-2']]) {
+      const result = await mtool(...args);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/^error: --count expects a positive whole number, got '-\d'/);
+    }
   });
 
   it('prints stack traces only under --debug', async () => {

@@ -60,7 +60,7 @@ describe('log records', () => {
     const result = await mtool(['new', 'x', '--database', 'nope'], { MTOOL_LOG_JSON: 'true' });
     expect(result.code).toBe(2);
     const records = jsonLines(result.stderr);
-    expect(records.at(-1)).toMatchObject({ level: 'ERROR', code: 'MTOOL_CONFIG', exit_code: 2, message: expect.stringContaining("Unknown database 'nope'") });
+    expect(records.at(-1)).toMatchObject({ level: 'ERROR', code: 'MTOOL_USAGE', exit_code: 2, message: expect.stringContaining("Unknown database 'nope'") });
   });
 
   it('follow --debug-level over --debug, by name or number', async () => {

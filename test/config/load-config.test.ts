@@ -186,8 +186,9 @@ describe('selectDatabases', () => {
     } catch (err) {
       e = err as Error;
     }
-    expect(e.message).toBe("Unknown database 'c'; configured: a, b");
-    expect(e.exitCode).toBe(2);
+    expect(e.message).toBe("Unknown database 'c'; configured: a, b (`mtool database list` shows them)");
+    expect(e).toMatchObject({ code: 'MTOOL_USAGE', exitCode: 2 });
+    expect(() => selectDatabases(config, { database: 'a', all: true, named: 'a database name' })).toThrow('a database name and --all cannot be combined: name one database, or use --all for every one');
   });
 
   it('runs loads one after another without mixing their registries', async () => {

@@ -18,7 +18,8 @@ export class PostgresError extends MtoolError {
   readonly sqlState: string | undefined;
   /** 1-based character offset into the statement, from the server's `position`. */
   readonly position: number | undefined;
-  readonly hint: string | undefined;
+  /** The server's HINT (already part of the message). */
+  readonly serverHint: string | undefined;
 
   constructor(code: ErrorCode, ctx: ErrorContext, cause: unknown, hint?: string) {
     const fields = (typeof cause === 'object' && cause !== null ? cause : {}) as { code?: unknown; position?: unknown; hint?: unknown; detail?: unknown };
@@ -32,6 +33,6 @@ export class PostgresError extends MtoolError {
     this.name = 'PostgresError';
     this.sqlState = sqlState;
     this.position = fields.position === undefined ? undefined : Number(fields.position) || undefined;
-    this.hint = serverHint;
+    this.serverHint = serverHint;
   }
 }

@@ -137,7 +137,7 @@ async function findSource(root: string, env: NodeJS.ProcessEnv): Promise<Source>
   if (envModule !== undefined) return { kind: 'env-module', file: await resolveConfigModule(envModule, root), sandbox: 'in-package' };
   const candidates = await scanCandidates(root);
   if (candidates.length === 0) {
-    throw new MtoolConfigError(`No mtool configuration found in ${root} or its parents: run \`mtool init\` to create mtool.config.ts, or set MTOOL_CONFIG_MODULE to the module that declares your databases`);
+    throw new MtoolConfigError(`No mtool configuration found in ${root} or its parents: run \`mtool init\` to create mtool.config.ts, or set MTOOL_CONFIG_MODULE to the module that declares your databases`, { hint: '' });
   }
   if (candidates.length > 1) {
     throw new MtoolConfigError(
@@ -202,17 +202,20 @@ async function load(options: LoadConfigOptions): Promise<LoadedConfig> {
 
 /**
  * The databases a command works on: `--database <name>`, `--all`, or the default one.
- * @throws MtoolConfigError for an unknown name (listing the known ones), or under `--dev` for a
- *   selected database without `devDatabaseUrl`; MtoolError MTOOL_USAGE for both flags at once.
+ * @throws MtoolError MTOOL_USAGE for an unknown name (listing the known ones) or both flags at
+ *   once; MtoolConfigError under `--dev` for a selected database without `devDatabaseUrl`.
+ * `named`: how the command takes the name, for messages (`settings show`: a positional name).
  */
-export function selectDatabases(config: LoadedConfig, sel: { database?: string; all?: boolean }): DatabaseEntry[] {
-  if (sel.database !== undefined && sel.all) throw new MtoolError('MTOOL_USAGE', 'Use either --database <name> or --all, not both');
+export function selectDatabases(config: LoadedConfig, sel: { database?: string; all?: boolean; named?: string }): DatabaseEntry[] {
+  const naming = sel.named ?? '--database <name>';
+  if (sel.database !== undefined && sel.all) throw new MtoolError('MTOOL_USAGE', `${naming} and --all cannot be combined: name one database, or use --all for every one`);
   let selected: DatabaseEntry[];
   if (sel.all) selected = [...config.databases];
   else if (sel.database !== undefined) {
     const found = config.databases.find((d) => d.name === sel.database);
     if (!found) {
-      throw new MtoolConfigError(`Unknown database '${sel.database}'; configured: ${config.databases.map((d) => d.name).join(', ')}`);
+      // A name on the command line: a usage error, not one of the configuration.
+      throw new MtoolError('MTOOL_USAGE', `Unknown database '${sel.database}'; configured: ${config.databases.map((d) => d.name).join(', ')} (\`mtool database list\` shows them)`);
     }
     selected = [found];
   } else {

@@ -7,7 +7,7 @@ import { settingsView } from './database-view.js';
 export async function settingsShow(ctx: CommandContext, input: CommandInput): Promise<CommandResult> {
   const config = await ctx.loadConfig();
   const name = input.args.name as string | undefined;
-  const entries = selectDatabases(config, { database: name, all: input.options.all === true });
+  const entries = selectDatabases(config, { database: name, all: input.options.all === true, named: 'a database name' });
   const databases = entries.map((entry) => settingsView(entry, config));
   return {
     data: { databases },
