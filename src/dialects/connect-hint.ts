@@ -13,6 +13,13 @@ export interface ConnectTarget {
   createDatabase: string;
   /** Codes (SQLSTATE, errno, server code) meaning the database does not exist. */
   unknownDatabase: readonly (string | number)[];
+  /**
+   * Codes meaning the user logged in but may not use the URL's database, which the server also
+   * says of a database that does not exist (MySQL and MariaDB to a user without global rights).
+   */
+  deniedDatabase?: readonly (string | number)[];
+  /** The statement that gives the user the database, for that hint. */
+  grantDatabase?: string;
   /** Codes meaning the login was refused: unknown user, wrong or missing password, no rule admitting it. */
   refusedLogin: readonly (string | number)[];
   /** What else decides a login besides the user and password (PostgreSQL: pg_hba.conf). */
@@ -32,6 +39,9 @@ export function connectHint(error: unknown, target: ConnectTarget): string {
   }
   if (chainHasCode(error, target.unknownDatabase)) {
     return `create the database first (${target.createDatabase}) or correct its name in the URL`;
+  }
+  if (target.deniedDatabase && chainHasCode(error, target.deniedDatabase)) {
+    return `the user and password were accepted, but the database is missing or the user may not use it: create it (${target.createDatabase}) or give the user its rights (${target.grantDatabase ?? 'GRANT'}), or correct its name in the URL`;
   }
   if (chainHasCode(error, target.refusedLogin)) {
     return `check the user and password in the URL${target.loginRules ? ` and ${target.loginRules}` : ''}`;

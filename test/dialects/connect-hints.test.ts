@@ -61,3 +61,24 @@ for (const c of CASES) {
     });
   });
 }
+
+for (const type of ['mariadb', 'mysql'] as const) {
+  const { reachable } = await serverStatus('mysql');
+  describe.skipIf(!reachable)(`${type}: a user who may not use the URL's database`, () => {
+    it('is told the database is missing or not granted (the server says the same of both), never the password', async () => {
+      const admin = await connectTo(type, TEST_URLS.mysql, { databaseName: 'admin' });
+      const user = `mtool_hint_${process.pid}`;
+      try {
+        await admin.query(`CREATE USER '${user}'@'%' IDENTIFIED BY 'Rig8tPa55'`);
+        const url = withDatabase(TEST_URLS.mysql, 'mtool_no_such_db').replace(/^(\w+:\/\/)(?:[^@/]*@)?/, `$1${user}:Rig8tPa55@`);
+        const error = await failure(type, url);
+        expect(error.code).toBe('MTOOL_CONNECTION');
+        expect(error.message).toMatch(/; the user and password were accepted, but the database is missing or the user may not use it: create it \(CREATE DATABASE `mtool_no_such_db`\) or give the user its rights \(GRANT ALL ON `mtool_no_such_db`\.\* TO 'mtool_hint_\d+'@'%'\), or correct its name in the URL$/);
+        expect(`${error.message} ${error.stack} ${String(error.cause)}`).not.toContain('Rig8tPa55');
+      } finally {
+        await admin.query(`DROP USER IF EXISTS '${user}'@'%'`);
+        await admin.close();
+      }
+    });
+  });
+}

@@ -91,9 +91,11 @@ export async function connectMysql(options: ConnectOptions, flavour: MysqlFlavou
       host,
       port,
       createDatabase: `CREATE DATABASE ${mysqlQuoting.ident(database)}`,
-      // ER_BAD_DB_ERROR; ER_ACCESS_DENIED_ERROR, ER_ACCESS_DENIED_NO_PASSWORD_ERROR (MariaDB's unix_socket users), ER_DBACCESS_DENIED_ERROR.
+      // ER_BAD_DB_ERROR; ER_DBACCESS_DENIED_ERROR; ER_ACCESS_DENIED_ERROR, ER_ACCESS_DENIED_NO_PASSWORD_ERROR (MariaDB's unix_socket users).
       unknownDatabase: [1049],
-      refusedLogin: [1045, 1698, 1044],
+      deniedDatabase: [1044],
+      grantDatabase: `GRANT ALL ON ${mysqlQuoting.ident(database)}.* TO ${config.user === undefined ? 'the user' : `${mysqlQuoting.literal(config.user)}@'%'`}`,
+      refusedLogin: [1045, 1698],
       loginRules: "the account's host part (the server matches it against this client's address)",
       otherwise: `check that ${flavour.type} is running at ${host}:${port} and that the URL's user, password and database are right`,
     }));
