@@ -18,7 +18,7 @@ import { configRegistry, envSources, isAbstractDatabaseClass, isDatabaseClass, r
 import { urlSecrets } from '../../net/mask.js';
 import { logger, registerSecrets } from '../log.js';
 import { importModule, resolveSpecifier, type SandboxMode } from './module-loader.js';
-import { validateDatabases } from './validate.js';
+import { validateDatabases, type ConfigWarning } from './validate.js';
 import type { ConfigSourceKind, DatabaseEntry, LoadedConfig } from './types.js';
 
 /** Root configuration file names, in the order they are looked for. */
@@ -174,7 +174,7 @@ async function collect(file: string, root: string, sandbox: SandboxMode, env: No
 /**
  * Find the project root and configuration, import it, validate every rule and return the
  * registry. Never connects. Warnings for defaults standing in for missing values (rule 7) are
- * logged and returned.
+ * returned, and logged by {@link announceWarnings} for the databases a command selects.
  * @throws MtoolConfigError (exit 2) for a missing, ambiguous or invalid configuration.
  * @example const config = await loadConfig({ cwd: process.cwd(), dev: false });
  */
@@ -196,8 +196,26 @@ async function load(options: LoadConfigOptions): Promise<LoadedConfig> {
   const { databases, warnings } = await validateDatabases(declared, { root, dev, envSources: new Map(sources), files: [rel(root, source.file)] });
   // From here on every log line and CLI error hides these credentials, even outside a URL.
   for (const d of databases) for (const url of [d.configuredUrl, d.urlAsync, d.devUrl]) if (url) registerSecrets(urlSecrets(url));
-  for (const w of warnings) logger.child({ db_name: w.database, db_type: w.type }).warn(w.message);
-  return { root, source: { kind: source.kind, files: [source.file] }, databases, dev, warnings: warnings.map((w) => w.message) };
+  const config: LoadedConfig = { root, source: { kind: source.kind, files: [source.file] }, databases, dev, warnings: warnings.map((w) => w.message) };
+  unannounced.set(config, warnings);
+  return config;
+}
+
+/** Rule 7's warnings of a loaded configuration not logged yet. */
+const unannounced = new WeakMap<LoadedConfig, ConfigWarning[]>();
+
+/**
+ * Log the rule 7 warnings (defaults standing in for missing values) of the databases a command
+ * works on, each once: a command on one database does not warn about the others. Without
+ * `entries`, of every database (`config`, `database list`).
+ */
+export function announceWarnings(config: LoadedConfig, entries?: readonly DatabaseEntry[]): void {
+  const pending = unannounced.get(config);
+  if (!pending) return;
+  const names = entries === undefined ? undefined : new Set(entries.map((e) => e.name));
+  const [now, later] = [pending.filter((w) => !names || names.has(w.database)), pending.filter((w) => names && !names.has(w.database))];
+  unannounced.set(config, later);
+  for (const w of now) logger.child({ db_name: w.database, db_type: w.type }).warn(w.message);
 }
 
 /**
@@ -223,6 +241,7 @@ export function selectDatabases(config: LoadedConfig, sel: { database?: string; 
     if (!def) throw new MtoolConfigError(`No default database: set default: true on exactly one of ${config.databases.map((d) => d.name).join(', ')}`);
     selected = [def];
   }
+  announceWarnings(config, selected);
   if (config.dev) {
     const noDev = selected.filter((d) => d.devUrl === undefined);
     if (noDev.length > 0) {

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MtoolError } from '../../../errors.js';
-import { CONFIG_FILE_NAMES, findProjectRoot } from '../../config/load-config.js';
+import { announceWarnings, CONFIG_FILE_NAMES, findProjectRoot } from '../../config/load-config.js';
 import { writeFileAtomic } from '../../fs/atomic-write.js';
 import type { CommandContext, CommandInput, CommandResult } from '../command.js';
 
@@ -117,6 +117,7 @@ export async function init(ctx: CommandContext, input: CommandInput): Promise<Co
         `database '${requested}' is not in the configuration (configured: ${known}); add a databaseConfig({ databaseName: '${requested}', ... }) to ${existing ?? 'the configuration'} and run init again`,
       );
     }
+    announceWarnings(config, [entry]);
     database = entry.name;
     outcomes.push({ path: existing ?? ctx.env.MTOOL_CONFIG_MODULE!, action: 'kept' });
   } else {
