@@ -78,6 +78,11 @@ export interface Connection {
   readonly type: DatabaseType;
   /** The database's name in the config (as in {@link ConnectOptions.databaseName}). */
   readonly databaseName: string;
+  /**
+   * SQLite under {@link ConnectOptions.readOnly}: the database file, which does not exist; the
+   * connection reads an empty in-memory database in its place.
+   */
+  readonly absentFile?: string;
   /** Run one statement (never several joined by `;`). */
   query(sql: string): Promise<QueryResult>;
   /**
@@ -142,15 +147,19 @@ export interface Connection {
   /**
    * Ask the server, from another session, to stop the statement this session runs now (Ctrl-C /
    * SIGTERM during a long migration statement): it then fails at once and its transaction rolls
-   * back. Does nothing when no statement runs. Absent where the driver cannot (SQLite blocks the
-   * process while a statement runs; ClickHouse).
+   * back (ClickHouse, which has no transactions: `KILL QUERY` by the statement's query_id; what it
+   * wrote stays). Does nothing when no statement runs. Absent where the driver cannot (SQLite
+   * blocks the process while a statement runs).
    */
   cancel?(): Promise<void>;
   /**
    * End this connection's session on the server, from another session, after its client side was
    * lost (a network failure): the server may not have noticed yet and go on running what it was
-   * sent. Its open transaction rolls back; a session already gone is no error. Absent where the
-   * driver cannot (SQLite runs in this process; ClickHouse statements are requests of their own).
+   * sent. Its open transaction rolls back; a session already gone is no error. ClickHouse, whose
+   * statements are requests of their own that the server runs to their end, stops the last one sent
+   * and confirms it no longer runs. Also used after Ctrl-C when the run did not stop on its own.
+   * @throws when the session (statement) cannot be confirmed ended: what it runs may still complete.
+   * Absent where the driver cannot (SQLite runs in this process).
    */
   terminate?(): Promise<void>;
   /**
@@ -220,6 +229,12 @@ export interface ConnectOptions {
    * own outside the pool. Absent: a session from the pool, waiting up to `pool_timeout`.
    */
   second?: 'spare' | 'urgent';
+  /**
+   * The command only reads (`status`, `history`, `lock-status`, `migrate --dry-run`): a SQLite
+   * database file that does not exist is not created; the connection reads an empty database
+   * instead and says so ({@link Connection.absentFile}).
+   */
+  readOnly?: boolean;
 }
 
 /** A server version split into numbers, for capability checks against minimum versions. */
@@ -272,14 +287,18 @@ export interface IntrospectOptions {
 export interface BackgroundWork {
   /** Whether a statement may leave work running (asked of every statement of a migration: a test of its text). */
   mayStart(text: string): boolean;
-  /** Read before such a statement: the work already running, which the wait after it leaves alone. */
-  before(conn: Connection): Promise<ReadonlySet<string>>;
   /**
-   * After the statement: wait until the work it started is done. `progress` is called every few
-   * seconds of a long wait; an aborted `signal` ends the wait early (the caller then stops).
+   * Read before such a statement (its text): the work already running where it may start some,
+   * which the wait after it leaves alone.
+   */
+  before(conn: Connection, statement: string): Promise<ReadonlySet<string>>;
+  /**
+   * After the statement (its text): wait until the work it started is done (work started meanwhile
+   * where the statement starts none is not its own). `progress` is called every few seconds of a
+   * long wait; an aborted `signal` ends the wait early (the caller then stops).
    * @throws MtoolError `MTOOL_DATABASE` when the work failed or was removed before it finished.
    */
-  wait(conn: Connection, running: ReadonlySet<string>, options: { signal?: AbortSignal; progress(message: string): void }): Promise<void>;
+  wait(conn: Connection, running: ReadonlySet<string>, options: { signal?: AbortSignal; progress(message: string): void; statement: string }): Promise<void>;
 }
 
 export interface TrackingSql {

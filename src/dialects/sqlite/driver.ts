@@ -64,11 +64,14 @@ export async function connectSqlite(options: ConnectOptions): Promise<Connection
   const Database = (mod.default ?? mod) as typeof BetterSqlite3;
   const nativeBinding = await importDriver('better-sqlite3', 'sqlite', async () => sqliteAddon());
   const file = sqliteFile(url.sqlitePath ?? ':memory:', options.root);
-  let db: BetterSqlite3.Database;
+  // A command that only reads does not create the file (a mistyped path would leave an empty
+  // database behind and show every migration pending as if that were the real one).
+  const absent = options.readOnly === true && file !== ':memory:' && !existsSync(file);
+  let db: BetterSqlite3.Database | undefined;
   try {
     const timeout = url.sqlite?.timeout === undefined ? DEFAULT_TIMEOUT_MS : Math.round(url.sqlite.timeout * 1000);
     // An addon object is accepted as well as a path; the package's types name only the path.
-    db = new Database(file, { timeout, nativeBinding: nativeBinding as string });
+    db = new Database(absent ? ':memory:' : file, { timeout, nativeBinding: nativeBinding as string });
     db.defaultSafeIntegers(true);
     db.pragma('foreign_keys = ON');
     // The default rollback journal is deleted after every commit (an unlink and a folder sync
@@ -76,9 +79,10 @@ export async function connectSqlite(options: ConnectOptions): Promise<Connection
     // would change the database file for every other user of it.
     if (db.pragma('journal_mode', { simple: true }) === 'delete') db.pragma('journal_mode = TRUNCATE');
   } catch (e) {
-    throw wrapDriverError('MTOOL_CONNECTION', ctx, e, `cannot open '${file}': check that its folder exists and is writable`);
+    db?.close();
+    throw wrapDriverError('MTOOL_CONNECTION', ctx, e, `cannot open '${file}': check that its folder exists and is writable, and that the file is a SQLite database`);
   }
-  return new SqliteConnection(db, ctx);
+  return new SqliteConnection(db, ctx, absent ? file : undefined);
 }
 
 class SqliteConnection implements Connection {
@@ -86,13 +90,15 @@ class SqliteConnection implements Connection {
   readonly databaseName: string;
   /** Foreign keys are checked again after a migration that turned them off (connect turns them on). */
   readonly sessionReset = { 'foreign-keys': ['PRAGMA foreign_keys = ON'] } as const;
+  readonly absentFile: string | undefined;
   #db: BetterSqlite3.Database | undefined;
   readonly #ctx: ErrorContext;
 
-  constructor(db: BetterSqlite3.Database, ctx: ErrorContext) {
+  constructor(db: BetterSqlite3.Database, ctx: ErrorContext, absentFile?: string) {
     this.#db = db;
     this.#ctx = ctx;
     this.databaseName = ctx.databaseName;
+    this.absentFile = absentFile;
   }
 
   /** The database file's path, or `:memory:`. */

@@ -47,13 +47,21 @@ export function appliedBy(): string {
  * Open a session, run `fn`, and close the connection whatever happens. Connection failures keep
  * their `MTOOL_CONNECTION` code so multi-database runs can skip optional databases.
  */
-export async function withSession<T>(entry: DatabaseEntry, root: string, log: Logger, fn: (session: DatabaseSession) => Promise<T>): Promise<T> {
+export async function withSession<T>(entry: DatabaseEntry, root: string, log: Logger, fn: (session: DatabaseSession) => Promise<T>, options: { readOnly?: boolean } = {}): Promise<T> {
   const dialect = getDialect(entry.type);
-  const [tracking, raw] = await Promise.all([
-    dialect.tracking(),
-    dialect.connect({ databaseName: entry.name, url: entry.url, pgSchema: entry.pgSchema, root }),
-  ]);
+  const connecting = dialect.connect({ databaseName: entry.name, url: entry.url, pgSchema: entry.pgSchema, root, readOnly: options.readOnly });
+  connecting.catch(() => undefined); // awaited below
+  let tracking: Awaited<ReturnType<typeof dialect.tracking>>;
+  try {
+    tracking = await dialect.tracking();
+  } catch (error) {
+    // Not left open behind the failure.
+    await connecting.then((c) => c.close()).catch(() => undefined);
+    throw error;
+  }
+  const raw = await connecting;
   const dbLog = log.child({ db_name: entry.name, db_type: entry.type });
+  if (raw.absentFile !== undefined) dbLog.warn(`the database file ${raw.absentFile} does not exist (yet): read as an empty database, nothing applied; \`mtool migrate\` creates it`);
   const conn = tracedConnection(raw, dbLog);
   const store = new TrackingStore(conn, dialect, tracking, entry.migrationTable);
   const session: DatabaseSession = {
@@ -90,8 +98,10 @@ export interface WithLockOptions {
  * Spec migrate rule 1: ensure the tracking tables, take the lock (failing at once when held),
  * run `fn`, release the lock on every exit path. On Ctrl-C / SIGTERM the run is asked to stop
  * at its next statement boundary (rolling back the open migration); if it is stuck in a long
- * statement, the lock row is removed from a second connection and the server discards the open
- * transaction when this process exits.
+ * statement, that session is ended on the server where the driver can ({@link Connection.terminate};
+ * the lock stays ACTIVE when that fails, as the statement may still complete), and the lock row
+ * is removed from a second connection (elsewhere the server discards the open transaction when
+ * this process exits).
  */
 export async function withLock<T>(session: DatabaseSession, command: string, run: EngineRunContext | undefined, fn: () => Promise<T>, options: WithLockOptions = {}): Promise<T> {
   const started = performance.now();
@@ -102,13 +112,27 @@ export async function withLock<T>(session: DatabaseSession, command: string, run
 
   let markSettled!: () => void;
   const settled = new Promise<void>((resolve) => (markSettled = resolve));
+  const settledWithin = (ms: number): Promise<boolean> =>
+    Promise.race([settled.then(() => true), new Promise<boolean>((resolve) => setTimeout(resolve, ms, false).unref())]);
   const unregister = run?.onCleanup(async () => {
-    const stopped = await Promise.race([
-      settled.then(() => true),
-      new Promise<boolean>((resolve) => setTimeout(resolve, SIGNAL_GRACE_MS, false).unref()),
-    ]);
-    if (stopped || !session.lock.held) return;
-    await releaseFromSecondConnection(session, holder, 'interrupted during a statement: lock released from a second connection; the unfinished migration is discarded by the database when this process exits');
+    if ((await settledWithin(SIGNAL_GRACE_MS)) || !session.lock.held) return;
+    if (!session.conn.terminate) {
+      await releaseFromSecondConnection(session, holder, 'interrupted during a statement: lock released from a second connection; the unfinished migration is discarded by the database when this process exits');
+      return;
+    }
+    // Where a statement outlives its client (ClickHouse runs it to its end), the lock goes only
+    // once the server has confirmed that it no longer runs.
+    try {
+      await session.conn.terminate();
+    } catch (error) {
+      session.log.warn(
+        `interrupted during a statement that could not be stopped on the server: it may still complete; the lock stays ACTIVE. Once it has ended, check \`mtool status --database ${session.entry.name}\` and run \`mtool unlock --database ${session.entry.name}\``,
+        { error },
+      );
+      return;
+    }
+    if ((await settledWithin(SIGNAL_GRACE_MS)) || !session.lock.held) return;
+    await releaseFromSecondConnection(session, holder, 'interrupted during a statement: the server stopped it; lock released from a second connection');
   });
 
   let failed = false;

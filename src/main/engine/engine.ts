@@ -80,11 +80,11 @@ async function isDirectory(path: string): Promise<boolean> {
  * A problem with the files wins over one with the connection or the lock, as when they were read
  * first; the lock, if taken, is released before it is thrown.
  */
-async function withFilesAndSession<T>(entry: DatabaseEntry, ctx: EngineContext, fn: (session: DatabaseSession, files: Promise<MigrationFile[]>) => Promise<T>): Promise<T> {
+async function withFilesAndSession<T>(entry: DatabaseEntry, ctx: EngineContext, fn: (session: DatabaseSession, files: Promise<MigrationFile[]>) => Promise<T>, options: { readOnly?: boolean } = {}): Promise<T> {
   const reading = readFiles(entry, ctx);
   reading.catch(() => undefined); // awaited below on every path
   try {
-    return await withSession(entry, ctx.root, ctx.log, (session) => fn(session, reading));
+    return await withSession(entry, ctx.root, ctx.log, (session) => fn(session, reading), options);
   } catch (error) {
     await reading;
     throw error;
@@ -158,7 +158,7 @@ export async function migrate(entry: DatabaseEntry, ctx: EngineContext, options:
         durationMs: performance.now() - started,
       };
     }, { readOnly });
-  });
+  }, { readOnly: options.dryRun === true });
 }
 
 /**
@@ -330,7 +330,7 @@ export async function status(entry: DatabaseEntry, ctx: EngineContext): Promise<
       lockActive: holder !== null,
       entries,
     };
-  });
+  }, { readOnly: true });
 }
 
 /** `history` on one database: applied migrations in the order they were applied. */
@@ -339,7 +339,7 @@ export async function history(entry: DatabaseEntry, ctx: EngineContext): Promise
     const records = await readRecords(session);
     const byTime = [...records].sort((a, b) => (a.appliedAt < b.appliedAt ? -1 : a.appliedAt > b.appliedAt ? 1 : 0) || records.indexOf(a) - records.indexOf(b));
     return { database: entry.name, databaseType: entry.type, records: byTime };
-  });
+  }, { readOnly: true });
 }
 
 /** `lock-status` on one database. */
@@ -354,7 +354,7 @@ export async function lockStatus(entry: DatabaseEntry, ctx: EngineContext): Prom
       heldForMs: holder ? Math.max(0, Date.now() - Date.parse(holder.lockedAt)) : null,
       holderRunning: holder ? (holderRunning(holder) ?? null) : null,
     };
-  });
+  }, { readOnly: true });
 }
 
 /** `unlock` on one database: remove the lock row whoever holds it. */
