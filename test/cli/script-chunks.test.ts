@@ -88,6 +88,26 @@ describe.runIf(existsSync(built) || process.env.CI === 'true')('script chunks', 
     expect(run()).toEqual(expect.objectContaining({ answer: 42, cache: 'accepted' }));
   });
 
+  it('names the copy in stack traces when the folder was copied with its caches (cp -a keeps size and time)', async () => {
+    await writeFile(join(dir, 'cli', 'thrower.js'), chunk({ chunks: [], imports: [] }, 'exports.where = () => new Error("here").stack;\n'));
+    const whereFrom = (root: string): string => {
+      const script = `const { importChunk } = await import(${JSON.stringify(built.href)}); console.log((await importChunk(${JSON.stringify(join(root, 'cli', 'thrower.js'))})).where());`;
+      const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+      expect(result.status, result.stderr).toBe(0);
+      return result.stdout;
+    };
+    whereFrom(dir); // writes the cache
+    const copy = `${dir}-copy`;
+    try {
+      expect(spawnSync('cp', ['-a', dir, copy]).status).toBe(0);
+      const stack = whereFrom(copy);
+      expect(stack).toContain(join(copy, 'cli', 'thrower.js'));
+      expect(stack).not.toContain(`${join(dir, 'cli')}/`);
+    } finally {
+      await rm(copy, { recursive: true, force: true });
+    }
+  });
+
   it('imports a file that is not a script chunk as an ES module (tsc\'s output)', async () => {
     const plain = join(dir, 'cli', 'plain.js');
     await writeFile(plain, 'export const value = 7;\n');

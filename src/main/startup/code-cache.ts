@@ -6,8 +6,9 @@ import { Script } from 'node:vm';
  * files (./vendor.ts) and its chunks (./script-chunks.ts). Node 20 has no compile cache for
  * modules, so this is how a command avoids compiling the same code again on every run.
  *
- * The cache of a file lies beside it, named after the V8 version, the architecture and the file's
- * size and modification time, so it never meets other source or another V8. It is written when
+ * The cache of a file lies beside it, named after the V8 version, the architecture, the file's
+ * size and modification time and its path, so it never meets other source, another V8 or another
+ * place. It is written when
  * the process (or worker thread) exits after a run that found none or whose cache V8 rejected
  * (other V8 flags, a damaged file), so it holds every function that run compiled, not only the
  * top level; later runs read it. Writing is best effort and atomic: where it fails (a read-only
@@ -34,10 +35,25 @@ function writeCaches(): void {
   pending.clear();
 }
 
-/** Where the code cache of `path` is (or would be) stored. */
+/**
+ * Where the code cache of `path` is (or would be) stored. The name holds a hash of the path
+ * itself: V8 keeps the file name a cache was made under, so a cache copied with its install
+ * (`cp -a`, a container image layer, both keeping size and time) would show the old place in
+ * every stack trace.
+ */
 export function codeCachePath(path: string): string {
   const { size, mtimeMs } = statSync(path);
-  return `${path}.${process.versions.v8}-${process.arch}-${size}-${Math.trunc(mtimeMs)}.v8cache`;
+  return `${path}.${process.versions.v8}-${process.arch}-${size}-${Math.trunc(mtimeMs)}-${pathHash(path)}.v8cache`;
+}
+
+/** FNV-1a (32 bits) of a path, in base 36: no crypto module to load at start-up for it. */
+function pathHash(path: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < path.length; i++) {
+    hash ^= path.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0).toString(36);
 }
 
 /**
