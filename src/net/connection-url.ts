@@ -87,12 +87,12 @@ export interface ConnectionUrl {
 }
 
 /** Pool defaults of PostgreSQL URLs (spec: Limits). */
-export const POSTGRES_POOL_DEFAULTS = { poolSize: 5, maxOverflow: 10, poolTimeout: 30, poolRecycle: -1 } as const;
+const POSTGRES_POOL_DEFAULTS = { poolSize: 5, maxOverflow: 10, poolTimeout: 30, poolRecycle: -1 } as const;
 
 const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'] as const;
 
 /** URL options each database type accepts, in the spelling the URL uses. */
-export const URL_OPTIONS: Readonly<Record<DatabaseType, readonly string[]>> = {
+const URL_OPTIONS: Readonly<Record<DatabaseType, readonly string[]>> = {
   postgresql: ['sslmode', 'sslcert', 'sslkey', 'sslrootcert', 'connect_timeout', 'application_name', 'options', 'pool_size', 'max_overflow', 'pool_timeout', 'pool_recycle'],
   mysql: ['charset', 'ssl_ca', 'ssl_cert', 'ssl_key'],
   mariadb: ['charset', 'ssl_ca', 'ssl_cert', 'ssl_key'],
@@ -129,7 +129,7 @@ const SCHEME_RE = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\//;
  * or `#`; the user-info ends at the authority's last `@`. Returns undefined when there is no
  * `scheme://`.
  */
-export function splitUrl(url: string): UrlParts | undefined {
+function splitUrl(url: string): UrlParts | undefined {
   const m = SCHEME_RE.exec(url);
   if (!m) return undefined;
   const rest = url.slice(m[0].length);

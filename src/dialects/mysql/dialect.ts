@@ -30,7 +30,7 @@ const COMMITS_IMPLICITLY =
 const MAY_COMMIT = /^(?:CALL|EXECUTE)\b/i;
 
 /** Build the dialect of one flavour: the driver, quoting and splitter are the same for both. */
-export function createMysqlDialect(flavour: MysqlFlavour): Dialect {
+function createMysqlDialect(flavour: MysqlFlavour): Dialect {
   return {
     type: flavour.type,
     splitDialect: 'mysql',

@@ -5,7 +5,7 @@ import { postgresQuoting } from './quoting.js';
 import { postgresSessionGuard } from './session-guard.js';
 
 /** PostgreSQL: transactional DDL, savepoints, `CREATE INDEX CONCURRENTLY`, schemas, named enums. */
-export const postgresCapabilities: Capabilities = {
+const postgresCapabilities: Capabilities = {
   transactionalDdl: true,
   transactions: true,
   savepoints: true,

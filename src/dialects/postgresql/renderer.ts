@@ -61,7 +61,7 @@ function enumName(ir: SchemaIR, key: string): string {
 }
 
 /** `CREATE TYPE "app"."status" AS ENUM ('a', 'b')`. */
-export function createEnum(e: EnumIR): string {
+function createEnum(e: EnumIR): string {
   return `CREATE TYPE ${q.qualified(e.schema, e.name)} AS ENUM (${e.values.map((v) => q.literal(v)).join(', ')})`;
 }
 

@@ -5,7 +5,7 @@ import { sqliteQuoting } from './quoting.js';
 import { sqliteSessionGuard } from './session-guard.js';
 
 /** SQLite: transactional DDL and savepoints; no schemas, enums, or concurrent index builds. */
-export const sqliteCapabilities: Capabilities = {
+const sqliteCapabilities: Capabilities = {
   transactionalDdl: true,
   transactions: true,
   savepoints: true,

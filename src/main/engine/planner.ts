@@ -69,7 +69,7 @@ export function parseVersionOption(value: string, flag: string): string {
 }
 
 /** Checksum prefix shown in messages (spec: "checksum prefixes"). */
-export const checksumPrefix = (checksum: string): string => checksum.slice(0, 12);
+const checksumPrefix = (checksum: string): string => checksum.slice(0, 12);
 
 /**
  * The checks every migrate, status, rollback and downgrade runs before doing anything:

@@ -3,7 +3,7 @@ import type { DatabaseEntry } from '../config/types.js';
 import type { Logger } from '../log.js';
 
 /** At most this many databases are worked on at once under `--all`. */
-export const DATABASE_CONCURRENCY = 4;
+const DATABASE_CONCURRENCY = 4;
 
 /** What happened on one database of a (possibly multi-database) run. */
 export type DatabaseRun<T> =

@@ -47,7 +47,7 @@ export interface ScaffoldResult {
 }
 
 /** The text of a new manual migration: both sections, nothing else to fill in but SQL. */
-export function scaffoldText(filename: string, description: string, now: Date): string {
+function scaffoldText(filename: string, description: string, now: Date): string {
   return `-- ${filename}
 -- Description: ${description.replace(/\s+/g, ' ').trim()}
 -- Created by mtool new at ${now.toISOString()}.

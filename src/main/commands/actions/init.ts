@@ -7,7 +7,7 @@ import { writeFileAtomic } from '../../fs/atomic-write.js';
 import type { CommandContext, CommandInput, CommandResult } from '../command.js';
 
 /** The commented scaffold `init` writes: one SQLite database, the embedded default. */
-export function configScaffold(databaseName: string): string {
+function configScaffold(databaseName: string): string {
   return `// mtool configuration: one databaseConfig({...}) per database.
 // Exactly one database has \`default: true\`; commands use it when --database is omitted.
 // Migrations of a database live in migrations/<databaseName>/.
@@ -40,7 +40,7 @@ function identifierFor(name: string): string {
 type Outcome = { path: string; action: 'created' | 'updated' | 'kept' };
 
 /** The folder of compiled configuration modules (config/module-loader.ts): machine-specific, never committed. */
-export const CACHE_IGNORE_ENTRY = '.mtool/cache/';
+const CACHE_IGNORE_ENTRY = '.mtool/cache/';
 /** Lines that already keep the cache out of git. */
 const CACHE_IGNORE_LINES = new Set(['.mtool/cache', '.mtool/cache/', '/.mtool/cache', '/.mtool/cache/', '.mtool/cache/*', '/.mtool/cache/*']);
 
