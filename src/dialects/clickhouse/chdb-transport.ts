@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,6 +6,7 @@ import { MtoolError } from '../../errors.js';
 import { importDriver } from '../import-driver.js';
 import type { QueryResult } from '../types.js';
 import type { ChdbTarget } from './chdb-url.js';
+import { askToStop, SentStatement, stopStatement, type StopOptions } from './stop-statement.js';
 import { rowsFromJson, type ClickHouseTransport } from './transport.js';
 
 type ChdbModule = typeof import('chdb');
@@ -97,11 +99,25 @@ function release(chdb: ChdbModule): Promise<void> {
 /** Each session's first statement: 64-bit integers quoted in JSON, as the HTTP transport has them. */
 const QUOTE_64BIT = 'SET output_format_json_quote_64bit_integers = 1';
 
+/**
+ * Stopping a statement in process: `KILL QUERY` from a second session on the same folder (sessions
+ * on one folder share the engine and its process list). ASYNC: chdb keeps a killed statement's
+ * process-list entry until its session's next statement, so a SYNC KILL would wait for that;
+ * the statement's answer (QUERY_WAS_CANCELLED, or its result if it ended first) says it is over.
+ * An answer is never lost in process, and a statement ends at the latest with this process.
+ */
+const STOP: Omit<StopOptions, 'what'> = { sync: false, processList: false };
+
 class ChdbTransport implements ClickHouseTransport {
   readonly #chdb: ChdbModule;
   #session: ChdbSession | undefined;
   /** The data folder, for a new session on it. */
   readonly #dir: string;
+  /**
+   * The last statement sent. chdb has no query_id to give a statement: a second session finds it
+   * in system.processes by the MD5 of its text, which the engine keeps as it was sent.
+   */
+  #last: SentStatement | undefined;
 
   constructor(chdb: ChdbModule, session: ChdbSession, dir: string) {
     this.#chdb = chdb;
@@ -126,8 +142,32 @@ class ChdbTransport implements ClickHouseTransport {
 
   async exec(sql: string): Promise<QueryResult> {
     if (!this.#session) throw new MtoolError('MTOOL_INTERNAL', 'clickhouse (chdb://): query on a closed connection');
-    const result = await this.#session.queryAsync(sql, { format: 'JSON' });
-    return { rows: rowsFromJson(result.text()), rowCount: 0 };
+    const result = this.#session.queryAsync(sql, { format: 'JSON' });
+    const match = (): string => `hex(MD5(query)) = '${createHash('md5').update(sql, 'utf8').digest('hex').toUpperCase()}'`;
+    this.#last = new SentStatement(match, result, () => true);
+    return { rows: rowsFromJson((await result).text()), rowCount: 0 };
+  }
+
+  async cancel(): Promise<void> {
+    const last = this.#last;
+    if (!last || last.settled) return;
+    await this.#aside((side) => askToStop(side, last, { ...STOP, what: 'the running statement' }));
+  }
+
+  async terminate(): Promise<void> {
+    const last = this.#last;
+    if (!last || last.settled) return;
+    await this.#aside((side) => stopStatement(side, last, { ...STOP, what: 'the running statement' }));
+  }
+
+  /** Run `act` with a second session on the folder, closed after. */
+  async #aside(act: (side: (sql: string, signal: AbortSignal) => Promise<QueryResult>) => Promise<void>): Promise<void> {
+    const session = new this.#chdb.Session(this.#dir);
+    try {
+      await act(async (sql, signal) => ({ rows: rowsFromJson((await session.queryAsync(sql, { format: 'JSON', signal })).text()), rowCount: 0 }));
+    } finally {
+      session.close();
+    }
   }
 
   async close(): Promise<void> {

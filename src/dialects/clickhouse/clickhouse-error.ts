@@ -57,6 +57,11 @@ export class ClickHouseError extends MtoolError {
   }
 }
 
+/** The engine's error code in a driver error; undefined when the engine did not answer (refused, reset, timed out). */
+export function serverCodeOf(error: unknown): number | undefined {
+  return infoOf(error)?.serverCode;
+}
+
 /** The server error inside a driver error: @clickhouse/client already splits current-format errors. */
 function infoOf(error: unknown): ClickHouseErrorInfo | undefined {
   const parsed = parseClickHouseError(driverMessage(error));

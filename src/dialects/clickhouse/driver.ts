@@ -60,6 +60,8 @@ class ClickHouseConnection implements Connection {
   readonly #version: string;
   readonly #ctx: ErrorContext;
   #closed = false;
+  /** The answer to a statement was lost and the statement could not be stopped ({@link #answerLost}). */
+  #lost: unknown;
 
   constructor(transport: ClickHouseTransport, version: string, ctx: ErrorContext) {
     this.#transport = transport;
@@ -70,14 +72,62 @@ class ClickHouseConnection implements Connection {
 
   async query(sql: string): Promise<QueryResult> {
     if (this.#closed) throw new MtoolError('MTOOL_INTERNAL', `clickhouse (${this.#ctx.databaseName}): query on a closed connection`);
+    if (this.#lost !== undefined) throw new ClickHouseError('MTOOL_CONNECTION', this.#ctx, this.#lost, 'an earlier statement whose answer was lost may still be running on the server');
     try {
       return await this.#transport.exec(sql);
     } catch (e) {
       if (e instanceof MtoolError) throw e;
       // A server error carries "Code: N"; anything else (refused, reset, timeout) lost the server.
       const error = new ClickHouseError('MTOOL_DATABASE', this.#ctx, e);
-      if (error.serverCode === undefined) throw new ClickHouseError('MTOOL_CONNECTION', this.#ctx, e);
+      if (error.serverCode === undefined) throw await this.#answerLost(e);
       throw error;
+    }
+  }
+
+  /**
+   * The answer to a statement was lost (the request timed out, the connection was reset): the
+   * server runs a statement to its end whether or not anyone waits for it, so it is stopped now
+   * (`KILL QUERY` by its query_id, from another session). Where that cannot be confirmed, the
+   * connection refuses every later statement: the lock's release then fails here and is tried
+   * again by the session's recovery, which asks {@link terminate} first and keeps the lock ACTIVE
+   * when the statement cannot be stopped, since it may still complete.
+   */
+  async #answerLost(cause: unknown): Promise<ClickHouseError> {
+    try {
+      await this.#transport.terminate?.();
+      return new ClickHouseError('MTOOL_CONNECTION', this.#ctx, cause, 'the statement was stopped on the server (KILL QUERY)');
+    } catch (stopError) {
+      this.#lost = cause;
+      const why = stopError instanceof Error ? stopError.message : String(stopError);
+      return new ClickHouseError('MTOOL_CONNECTION', this.#ctx, cause, `the statement could not be stopped on the server (${why}) and may still complete`);
+    }
+  }
+
+  /**
+   * Ask the server, from another session, to stop the running statement (`KILL QUERY WHERE
+   * query_id = ...`; in process, chdb's engine is asked the same from a second session on its
+   * folder). The statement then fails with QUERY_WAS_CANCELLED. Does nothing when none runs.
+   */
+  async cancel(): Promise<void> {
+    await this.#outside(() => this.#transport.cancel?.());
+  }
+
+  /**
+   * Stop the last statement sent (running, or its answer lost) and confirm the server no longer
+   * runs it. ClickHouse has no transactions: what the statement wrote before it stopped stays.
+   * @throws MtoolError when that cannot be confirmed: the statement may still complete.
+   */
+  async terminate(): Promise<void> {
+    await this.#outside(() => this.#transport.terminate?.());
+    this.#lost = undefined;
+  }
+
+  async #outside(act: () => Promise<void> | undefined): Promise<void> {
+    try {
+      await act();
+    } catch (e) {
+      if (e instanceof MtoolError) throw new MtoolError(e.code, `clickhouse (${this.#ctx.databaseName}): ${e.message}`, { cause: e, database: this.#ctx.databaseName });
+      throw new ClickHouseError(new ClickHouseError('MTOOL_DATABASE', this.#ctx, e).serverCode === undefined ? 'MTOOL_CONNECTION' : 'MTOOL_DATABASE', this.#ctx, e);
     }
   }
 

@@ -3,6 +3,8 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import type { ConnectionUrl } from '../../net/connection-url.js';
 import { importDriver } from '../import-driver.js';
 import type { QueryResult } from '../types.js';
+import { serverCodeOf } from './clickhouse-error.js';
+import { askToStop, SentStatement, stopStatement, type StopOptions } from './stop-statement.js';
 import { rowsFromJson, type ClickHouseTransport } from './transport.js';
 
 /** ClickHouse's own default for receive_timeout, used as the client's request timeout. */
@@ -30,20 +32,22 @@ export async function openHttpTransport(url: ConnectionUrl): Promise<{ transport
   if (opts.sendTimeout !== undefined) settings.send_timeout = Math.ceil(opts.sendTimeout);
   if (opts.receiveTimeout !== undefined) settings.receive_timeout = Math.ceil(opts.receiveTimeout);
   const host = url.host!.includes(':') ? `[${url.host}]` : url.host;
-  const client = mod.createClient({
+  const config = {
     url: `${url.scheme}://${host}:${url.port ?? (url.scheme === 'https' ? 8443 : 8123)}`,
     username: url.user ?? 'default',
     password: url.password ?? '',
     database: url.database ?? 'default',
     compression: { response: opts.compression === true, request: opts.compression === true },
     request_timeout: Math.round((opts.receiveTimeout ?? DEFAULT_RECEIVE_TIMEOUT_S) * 1000),
-    session_id: randomUUID(),
     application: 'mtool',
     clickhouse_settings: settings as never,
     // The library logs failed requests to the console itself; mtool reports them as errors.
     log: { level: mod.ClickHouseLogLevel.OFF },
-  });
-  const transport = new HttpTransport(client);
+  };
+  const client = mod.createClient({ ...config, session_id: randomUUID() });
+  // Outside the session, which runs one request at a time: made when a statement is to be stopped.
+  const side = (): ClickHouseClient => mod.createClient(config);
+  const transport = new HttpTransport(client, side);
   try {
     const probe = await transport.exec('SELECT version() AS version', AbortSignal.timeout(Math.round((opts.connectTimeout ?? DEFAULT_CONNECT_TIMEOUT_S) * 1000)));
     return { transport, version: String(probe.rows[0]?.version ?? '') };
@@ -53,17 +57,34 @@ export async function openHttpTransport(url: ConnectionUrl): Promise<{ transport
   }
 }
 
+/** `KILL QUERY ... SYNC` waits on the server until the statement has stopped; 18.16 has it. */
+const STOP: Omit<StopOptions, 'what'> = { sync: true, processList: true };
+
 class HttpTransport implements ClickHouseTransport {
   readonly #client: ClickHouseClient;
+  readonly #makeSide: () => ClickHouseClient;
+  #side: ClickHouseClient | undefined;
   /** The session the statements go to; the client's own (set when it was made) until renewed. */
   #sessionId: string | undefined;
+  /** The last statement sent, by its `query_id`: what {@link cancel} and {@link terminate} stop. */
+  #last: (SentStatement & { id: string }) | undefined;
 
-  constructor(client: ClickHouseClient) {
+  constructor(client: ClickHouseClient, side: () => ClickHouseClient) {
     this.#client = client;
+    this.#makeSide = side;
   }
 
   async exec(sql: string, signal?: AbortSignal): Promise<QueryResult> {
-    const result = await this.#client.exec({ query: sql, abort_signal: signal, ...(this.#sessionId ? { session_id: this.#sessionId } : {}) });
+    // Each statement under an id of its own, by which a second session can KILL it: the server
+    // runs a statement to its end whether or not its client is still there to hear the answer.
+    const id = randomUUID();
+    const result = this.#run(sql, id, signal);
+    this.#last = Object.assign(new SentStatement(`query_id = '${id}'`, result, (e) => serverCodeOf(e) !== undefined), { id });
+    return result;
+  }
+
+  async #run(sql: string, id: string, signal: AbortSignal | undefined): Promise<QueryResult> {
+    const result = await this.#client.exec({ query: sql, query_id: id, abort_signal: signal, ...(this.#sessionId ? { session_id: this.#sessionId } : {}) });
     // Decode once at the end: a multi-byte character may straddle two chunks.
     const chunks: Buffer[] = [];
     for await (const chunk of result.stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
@@ -72,11 +93,33 @@ class HttpTransport implements ClickHouseTransport {
     return { rows: rowsFromJson(body), rowCount: Number.isFinite(written) ? written : 0 };
   }
 
+  async cancel(): Promise<void> {
+    const last = this.#last;
+    if (!last || last.settled) return;
+    await askToStop(this.#sideQuery, last, { ...STOP, what: `statement ${last.id}` });
+  }
+
+  async terminate(): Promise<void> {
+    const last = this.#last;
+    if (!last || last.over) return;
+    await stopStatement(this.#sideQuery, last, { ...STOP, what: `statement ${last.id}` });
+  }
+
+  readonly #sideQuery = async (sql: string, signal: AbortSignal): Promise<QueryResult> => {
+    this.#side ??= this.#makeSide();
+    const result = await this.#side.exec({ query: sql, abort_signal: signal });
+    const chunks: Buffer[] = [];
+    for await (const chunk of result.stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+    return { rows: rowsFromJson(Buffer.concat(chunks).toString('utf8')), rowCount: 0 };
+  };
+
   async renewSession(): Promise<void> {
     this.#sessionId = randomUUID();
   }
 
   async close(): Promise<void> {
-    await this.#client.close();
+    const side = this.#side;
+    this.#side = undefined;
+    await Promise.all([this.#client.close(), side?.close()]);
   }
 }

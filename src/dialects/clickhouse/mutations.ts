@@ -8,7 +8,9 @@ import { clickhouseQuoting } from './quoting.js';
  * change) return once the mutation is queued, and the server rewrites the table's parts in the
  * background (unless `mutations_sync` is set, as chdb does by default). A migration whose
  * statement after it reads the table would read it unchanged, and a mutation that fails would be
- * recorded as applied. So after an ALTER TABLE the migration waits for the mutations it started.
+ * recorded as applied. So after an ALTER TABLE the migration waits for the mutations it started:
+ * those of the table it names that were not running before it (other clients' mutations on other
+ * tables are none of its business).
  * Current servers say why a mutation fails (`latest_fail_reason`); 18.x servers do not, and
  * cannot kill one (no `KILL MUTATION`): there the wait goes on, saying so every few seconds,
  * until it is done or the run is stopped.
@@ -81,15 +83,57 @@ function removed(m: Mutation): MtoolError {
   return new MtoolError('MTOOL_DATABASE', `${named(m)} was removed before it finished (killed, or its table dropped); the parts it had rewritten stay rewritten`);
 }
 
+/** The table an `ALTER TABLE [db.]name ...` names, as written; undefined where it cannot be read. */
+async function alteredTable(text: string): Promise<{ database?: string; table: string } | undefined> {
+  const [{ tokenize }, { SPLIT_PRESETS }] = await Promise.all([import('../../main/engine/ddl-targets.js'), import('../../parser/presets.js')]);
+  const tokens = tokenize(text, SPLIT_PRESETS.clickhouse);
+  if (!tokens) return undefined;
+  let i = 0;
+  const word = (w: string): boolean => tokens[i]?.kind === 'word' && tokens[i]!.text.toUpperCase() === w;
+  const part = (): string | undefined => {
+    const t = tokens[i];
+    if (t?.kind !== 'word' && t?.kind !== 'ident') return undefined;
+    i++;
+    return t.text;
+  };
+  if (!word('ALTER')) return undefined;
+  i++;
+  if (!word('TABLE')) return undefined;
+  i++;
+  if (word('IF') && tokens[i + 1]?.kind === 'word' && tokens[i + 1]!.text.toUpperCase() === 'EXISTS') i += 2;
+  const first = part();
+  if (first === undefined) return undefined;
+  if (tokens[i]?.kind !== 'punct' || tokens[i]!.text !== '.') return { table: first };
+  i++;
+  const second = part();
+  return second === undefined ? undefined : { database: first, table: second };
+}
+
+/**
+ * The mutations an ALTER TABLE statement may start: those of its table (of a materialized view:
+ * of the view's storage table too, `.inner.<view>` or `.inner_id.<uuid>`), so that the wait
+ * adopts no mutation another client starts meanwhile on another table. Where the name cannot be
+ * read, those of the connection's database.
+ */
+async function scopeOf(statement: string): Promise<string> {
+  const target = await alteredTable(statement);
+  if (!target) return 'database = currentDatabase()';
+  const q = clickhouseQuoting;
+  const database = target.database === undefined ? 'currentDatabase()' : q.literal(target.database);
+  const table = q.literal(target.table);
+  const view = `(SELECT count() FROM system.tables WHERE database = ${database} AND name = ${table} AND engine = 'MaterializedView') > 0`;
+  return `database = ${database} AND (table = ${table} OR (table LIKE '.inner%' AND ${view}))`;
+}
+
 export const clickhouseMutations: BackgroundWork = {
   mayStart: (text) => MAY_MUTATE.test(text),
 
-  async before(conn) {
-    return new Set((await mutations(conn, 'is_done = 0')).map(keyOf));
+  async before(conn, statement) {
+    return new Set((await mutations(conn, `is_done = 0 AND ${await scopeOf(statement)}`)).map(keyOf));
   },
 
-  async wait(conn, running, { signal, progress }) {
-    const started = (await mutations(conn, 'is_done = 0')).filter((m) => !running.has(keyOf(m)));
+  async wait(conn, running, { signal, progress, statement }) {
+    const started = (await mutations(conn, `is_done = 0 AND ${await scopeOf(statement)}`)).filter((m) => !running.has(keyOf(m)));
     if (started.length === 0) return;
     const ids = [...new Set(started.map((m) => clickhouseQuoting.literal(m.id)))].join(', ');
     const waitingSince = performance.now();

@@ -12,14 +12,20 @@ import { chainHasCode } from '../error-chain.js';
  * read time, whether or not the background merge has run. An INSERT is visible as soon as it
  * returns, so this is synchronous and exact.
  *
- * The lock cannot be atomic without a unique key. Each acquisition inserts its own row (keyed by
- * a random token), waits briefly, then reads every live row: the oldest (`seq`, then token) holds
- * the lock and every other inserter withdraws its row and fails with LockError. Remaining race:
- * if two processes insert within the settle delay AND the later-stamped one reads before the
- * earlier-stamped row is visible (clock skew between hosts, or an insert slower than the delay),
- * both can believe they won. On one host with the default delay this needs an insert to stall
- * for longer than the delay. Run migrations for a ClickHouse database from one place at a time
- * (a deploy job), or put the web integration's Redis lock in front, when that matters.
+ * A new state's `seq` is computed by the server as the row is written: above every `seq` of its
+ * key (of any lock row, for the lock table), and not below the writer's clock (TrackingStore's
+ * nextSeqSql). So a change beats the state it changes whatever the clocks of the hosts that wrote
+ * them.
+ *
+ * The lock cannot be atomic without a unique key. An acquisition first reads the live rows and
+ * fails with LockError when there is one; else it inserts its own row (keyed by a random token),
+ * waits briefly, then reads every live row: the lowest `seq` (then token) holds the lock and every
+ * other inserter withdraws its row and fails with LockError. A row inserted after another was
+ * visible has the higher `seq`, so this only arbitrates between runs that passed the first read
+ * together. Remaining race: both can believe they won if an insert computes its `seq` before the
+ * other row is visible and then stalls for longer than the settle delay. Run migrations for a
+ * ClickHouse database from one place at a time (a deploy job), or put the web integration's Redis
+ * lock in front, when that matters.
  */
 export const tracking: TrackingSql = {
   writeMode: 'append',

@@ -10,6 +10,17 @@ export interface ClickHouseTransport {
   exec(sql: string): Promise<QueryResult>;
   /** Go on in a new session: what `SET` and temporary tables left in the old one is gone. */
   renewSession?(): Promise<void>;
+  /**
+   * Ask the engine, from a session of its own, to stop the statement {@link exec} runs now
+   * (`KILL QUERY`); it then fails with QUERY_WAS_CANCELLED. Does nothing when none runs.
+   */
+  cancel?(): Promise<void>;
+  /**
+   * Stop the last statement sent, running or not (its answer may have been lost), and wait until
+   * the engine no longer runs it ({@link stopStatement}).
+   * @throws when that cannot be confirmed: the statement may still complete.
+   */
+  terminate?(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -703,7 +703,7 @@ export class Executor {
    */
   async #execute(file: MigrationFile, statement: SqlStatement, step?: StatementStep): Promise<ReadonlySet<string> | undefined> {
     const started = this.#options.perf ? performance.now() : 0;
-    const running = step === undefined && this.#dialect.backgroundWork?.mayStart(statement.text) ? await this.#dialect.backgroundWork.before(this.#conn) : undefined;
+    const running = step === undefined && this.#dialect.backgroundWork?.mayStart(statement.text) ? await this.#dialect.backgroundWork.before(this.#conn, statement.text) : undefined;
     await this.#cancellable(async () => {
       if (step) await this.#conn.send!(step);
       else await this.#exec(statement.text);
@@ -719,7 +719,7 @@ export class Executor {
     const progress = (message: string): void => this.#log.info(`${file.filename}:${statement.line}: ${message}`);
     const signal = this.#options.signal;
     const started = performance.now();
-    await this.#dialect.backgroundWork!.wait(this.#conn, running, { ...(signal ? { signal } : {}), progress });
+    await this.#dialect.backgroundWork!.wait(this.#conn, running, { ...(signal ? { signal } : {}), progress, statement: statement.text });
     if (this.#options.perf) this.#log.info(`perf ${formatMs(performance.now() - started)} ${file.filename}:${statement.line} (the server's work it left running)`);
     this.#checkAbort();
   }

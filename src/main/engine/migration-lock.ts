@@ -60,13 +60,20 @@ export class MigrationLock {
     };
     const sql = this.#store.tracking;
     if (sql.writeMode === 'append') {
-      await this.#appendRow(holder, false);
-      await new Promise((resolve) => setTimeout(resolve, APPEND_SETTLE_MS));
-      const live = await this.#liveRows();
-      const first = live[0];
-      if (first && first.token !== holder.token) {
-        await this.#appendRow(holder, true);
-        throw lockHeldError(this.#conn.databaseName, first);
+      // A live row is a holder, whatever its seq says of when it was written: fail before writing.
+      await this.#failIfHeld();
+      try {
+        await this.#appendRow(holder, false);
+        // Runs that passed the check together: the row written first (lowest seq, each above
+        // every seq before it) wins.
+        await new Promise((resolve) => setTimeout(resolve, APPEND_SETTLE_MS));
+        const first = (await this.#liveRows())[0];
+        if (first && first.token !== holder.token) throw lockHeldError(this.#conn.databaseName, first);
+      } catch (error) {
+        // Our row must not outlive a failed acquisition: release() knows nothing of it. Best
+        // effort: the error that brought us here is the one to report.
+        await this.#appendRow(holder, true).catch(() => undefined);
+        throw error;
       }
     } else if (options.tentative === true && sql.lockTransaction !== undefined) {
       // A holder running a migration keeps the database's write lock for as long as it runs:
@@ -223,7 +230,9 @@ export async function releaseLock(conn: Connection, dialect: Dialect, store: Tra
 async function appendLockRow(conn: Connection, dialect: Dialect, store: TrackingStore, holder: LockHolder, deleted: boolean): Promise<void> {
   const q = dialect.quote;
   await conn.query(
-    `INSERT INTO ${q.ident(LOCK_TABLE)} (token, locked_at, host, pid, command, seq, deleted) VALUES (${q.literal(holder.token)}, ${store.tracking.timestamp(q, new Date(holder.lockedAt))}, ${q.literal(holder.host)}, ${q.literal(holder.pid)}, ${q.literal(holder.command)}, ${q.literal(store.nextSeq())}, ${q.literal(deleted ? 1 : 0)})`,
+    // Above every row's seq: a new holder's row sorts after the holders before it, and a removal
+    // beats the row it removes, whatever the clocks of the hosts that wrote them.
+    `INSERT INTO ${q.ident(LOCK_TABLE)} (token, locked_at, host, pid, command, seq, deleted) SELECT ${q.literal(holder.token)}, ${store.tracking.timestamp(q, new Date(holder.lockedAt))}, ${q.literal(holder.host)}, ${q.literal(holder.pid)}, ${q.literal(holder.command)}, ${store.nextSeqSql(LOCK_TABLE)}, ${q.literal(deleted ? 1 : 0)}`,
   );
 }
 

@@ -175,10 +175,27 @@ export class TrackingStore {
     return this.#lastSeq;
   }
 
+  /**
+   * SQL for the `seq` of a new row state in an append-mode table: above every `seq` the rows
+   * matching `where` (else all rows) hold, as the server reads them when the INSERT runs, and not
+   * below this process's clock ({@link nextSeq}). The highest `seq` is the row's state
+   * (`ReplacingMergeTree(seq)` read with FINAL), so the clock alone would let a host whose clock is
+   * behind write a change that loses to the state it changes: a rollback or an unlock reported
+   * done and not in effect. A scalar subquery in `INSERT ... SELECT`, which ClickHouse 18.16 runs.
+   */
+  nextSeqSql(table: string, where?: string): string {
+    const q = this.#dialect.quote;
+    return `greatest(${q.literal(this.nextSeq())}, (SELECT max(seq) + 1 FROM ${q.ident(table)}${where === undefined ? '' : ` WHERE ${where}`}))`;
+  }
+
   #appendStatement(record: MigrationRecord, deleted: boolean): string {
     const q = this.#dialect.quote;
-    const values = [...this.#recordValues(record, q.literal(Math.max(0, Math.round(record.executionMs)))), q.literal(this.nextSeq()), q.literal(deleted ? 1 : 0)];
-    return `INSERT INTO ${q.ident(this.#table)} (${RECORD_COLUMNS}, seq, deleted) VALUES (${values.join(', ')})`;
+    const values = [
+      ...this.#recordValues(record, q.literal(Math.max(0, Math.round(record.executionMs)))),
+      this.nextSeqSql(this.#table, `filename = ${q.literal(record.filename)}`),
+      q.literal(deleted ? 1 : 0),
+    ];
+    return `INSERT INTO ${q.ident(this.#table)} (${RECORD_COLUMNS}, seq, deleted) SELECT ${values.join(', ')}`;
   }
 
   /** The record's execution time as a literal of whole milliseconds. */
