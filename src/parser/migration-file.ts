@@ -1,15 +1,18 @@
 import * as crypto from 'node:crypto';
 import type { SplitDialect } from '../dialects/types.js';
 import { MtoolError } from '../errors.js';
+import { IN_CODE, IN_COMMENT, LexicalCursor } from './lexical-cursor.js';
 import { classifyMigrationName, type MigrationKind } from './migration-name.js';
-import { type SqlStatement, splitStatements } from './split-statements.js';
+import { type SqlStatement, splitPreset, splitStatements } from './split-statements.js';
 import { withoutPsqlMetaCommands } from './psql-meta.js';
 import { unendedTransaction } from './transaction-control.js';
 
 /**
  * Parse one migration file: name class, `-- upgrade` / `-- rollback` sections, `-- mtool: <word>`
  * directives, statements per section and the SHA-256 of the bytes. Pure (no I/O), so it runs in
- * workers unchanged.
+ * workers unchanged. Markers and directives are whole lines, read by the dialect's lexical rules:
+ * a line inside a block comment, a string, a quoted identifier or a dollar-quoted body (heredoc)
+ * that began above it is SQL text, whatever it reads.
  */
 
 export type { MigrationKind } from './migration-name.js';
@@ -115,13 +118,20 @@ export function parseMigrationFile(input: MigrationFileInput): MigrationFile {
   const sections = new Map<Section, { markerLine: number; endLine: number }>();
   const directives: MigrationDirective[] = [];
   let current: { markerLine: number; endLine: number } | undefined;
-  let blockComment = false;
+  // Markers and directives are comments, so they count only where a comment can start: not in a
+  // block comment, a string or a dollar-quoted body that began on an earlier line. There a
+  // marker-looking line is text like any other.
+  const context = new LexicalCursor(text, splitPreset(dialect));
 
   lines.forEach((rawLine, index) => {
     const line = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine;
     const lineNo = index + 1;
-    const marker = blockComment ? null : SECTION_MARKER.exec(line);
-    if (marker) {
+    const marker = SECTION_MARKER.exec(line);
+    const directive = marker ? null : DIRECTIVE.exec(line);
+    // Most lines of a section need no more than the two patterns above.
+    if (current && !marker && !directive) return;
+    const where = context.contextAt(lineStarts[index]);
+    if (marker && where === IN_CODE) {
       const section = marker[1].toLowerCase() as Section;
       const earlier = sections.get(section);
       if (earlier) throw fail(lineNo, `second '-- ${section}' section (the first is at line ${earlier.markerLine}); a file has one of each`);
@@ -130,8 +140,7 @@ export function parseMigrationFile(input: MigrationFileInput): MigrationFile {
       sections.set(section, current);
       return;
     }
-    const directive = blockComment ? null : DIRECTIVE.exec(line);
-    if (directive) {
+    if (directive && where === IN_CODE) {
       const word = directive[1].toLowerCase();
       if (!(word in MIGRATION_DIRECTIVES)) {
         const known = Object.keys(MIGRATION_DIRECTIVES).join(', ');
@@ -141,16 +150,9 @@ export function parseMigrationFile(input: MigrationFileInput): MigrationFile {
     }
     if (current) return;
     // Before the first section only comments and blank lines may appear.
+    if (where === IN_COMMENT) return;
     const trimmed = line.trim();
-    if (blockComment) {
-      if (trimmed.includes('*/')) blockComment = false;
-      return;
-    }
-    if (trimmed === '' || trimmed.startsWith('--')) return;
-    if (trimmed.startsWith('/*')) {
-      blockComment = !trimmed.includes('*/', 2);
-      return;
-    }
+    if (where === IN_CODE && (trimmed === '' || trimmed.startsWith('--') || trimmed.startsWith('/*'))) return;
     throw fail(lineNo, `SQL before the '-- upgrade' section; put statements under '-- upgrade' (or '-- rollback')`);
   });
 

@@ -31,6 +31,13 @@ export interface SplitPreset {
   readonly brackets: boolean;
   /** `$$ ... $$` and `$tag$ ... $tag$` strings (PostgreSQL). */
   readonly dollarQuotes: boolean;
+  /**
+   * ClickHouse heredocs `$$ ... $$` and `$tag$ ... $tag$`: a `$` at a token start opens one when
+   * an ASCII tag (letters, digits, `_`, possibly empty) and a `$` follow and the same `$tag$`
+   * comes again later; otherwise the `$` starts a name (`$x`, `$a$`). Case-sensitive tags, no
+   * escapes inside, and never an error: an unclosed `$tag$` is a name, as ClickHouse reads it.
+   */
+  readonly heredocs: boolean;
   /** `$` continues an unquoted identifier (`a$b`), so `x$$` never opens a dollar quote. */
   readonly dollarInWords: boolean;
   /** `--` opens a comment always, or only when followed by whitespace/control/end (MySQL: `1--1` is arithmetic). */
@@ -56,6 +63,7 @@ const postgresql: SplitPreset = {
   backslashInBacktick: false,
   brackets: false,
   dollarQuotes: true,
+  heredocs: false,
   dollarInWords: true,
   dashComment: 'always',
   hashComment: 'none',
@@ -76,6 +84,7 @@ const mysql: SplitPreset = {
   backslashInBacktick: false,
   brackets: false,
   dollarQuotes: false,
+  heredocs: false,
   dollarInWords: true,
   dashComment: 'space',
   hashComment: 'always',
@@ -95,6 +104,7 @@ const sqlite: SplitPreset = {
   backslashInBacktick: false,
   brackets: true,
   dollarQuotes: false,
+  heredocs: false,
   dollarInWords: true,
   dashComment: 'always',
   hashComment: 'none',
@@ -104,7 +114,7 @@ const sqlite: SplitPreset = {
   blocks: 'sqlite-trigger',
 };
 
-/** ClickHouse's lexer: backslash escapes in strings and quoted identifiers, nested comments, `# ` comments. */
+/** ClickHouse's lexer: backslash escapes in strings and quoted identifiers, heredocs, nested comments, `# ` comments. */
 const clickhouse: SplitPreset = {
   dialect: 'clickhouse',
   backslashInSingle: true,
@@ -115,6 +125,7 @@ const clickhouse: SplitPreset = {
   backslashInBacktick: true,
   brackets: false,
   dollarQuotes: false,
+  heredocs: true,
   dollarInWords: true,
   dashComment: 'always',
   hashComment: 'space-or-bang',

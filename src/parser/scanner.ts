@@ -69,7 +69,7 @@ function plainCodePattern(p: SplitPreset, inBody: boolean): string {
   let chars = ";'\"\\-/";
   if (p.backticks) chars += '`';
   if (p.brackets) chars += '\\[';
-  if (p.dollarQuotes) chars += '$';
+  if (p.dollarQuotes || p.heredocs) chars += '$';
   if (p.hashComment !== 'none') chars += '#';
   const words = wakeWords(p.blocks, inBody).map((w) => {
     const either = (ch: string) => `[${ch.toUpperCase()}${ch}]`;
@@ -98,8 +98,9 @@ function tablesFor(p: SplitPreset): Tables {
   if (p.backticks) start[96] = C_BACKTICK;
   if (p.brackets) start[91] = C_BRACKET;
   if (p.dollarInWords) wordPart[36] = 1;
-  // `$` opens a dollar quote or a `$1` parameter in PostgreSQL; elsewhere it starts a name (`$x`).
-  start[36] = p.dollarQuotes ? C_DOLLAR : p.dollarInWords ? C_WORD : C_OTHER;
+  // `$` opens a dollar quote or a `$1` parameter in PostgreSQL, a heredoc or a name (`$x`) in
+  // ClickHouse; elsewhere it starts a name.
+  start[36] = p.dollarQuotes || p.heredocs ? C_DOLLAR : p.dollarInWords ? C_WORD : C_OTHER;
   start[45] = C_DASH;
   start[47] = C_SLASH;
   if (p.hashComment !== 'none') start[35] = C_HASH;
@@ -168,7 +169,7 @@ function jumpPlainCode(sql: string, t: Tables, special: RegExp, from: number): n
 }
 
 /** End (exclusive) of a `[...]` identifier opened at `i`; -1 if unterminated. */
-function endOfBracket(sql: string, i: number): number {
+export function endOfBracket(sql: string, i: number): number {
   const k = sql.indexOf(']', i + 1);
   return k < 0 ? -1 : k + 1;
 }
@@ -193,7 +194,7 @@ function isDollarTagPart(c: number): boolean {
 }
 
 /** End (exclusive) of a quoted run opened at `i` that escapes its quote by doubling it; -1 if unterminated. */
-function endOfDoubled(sql: string, i: number, q: number): number {
+export function endOfDoubled(sql: string, i: number, q: number): number {
   const quote = q === QUOTE ? "'" : q === 34 ? '"' : '`';
   let j = i + 1;
   for (;;) {
@@ -209,7 +210,7 @@ function endOfDoubled(sql: string, i: number, q: number): number {
  * is escaped when an odd run of backslashes precedes it (a run starts on a fresh code unit, and
  * its backslashes escape each other in pairs), which is what reading unit by unit would find.
  */
-function endOfBackslashed(sql: string, i: number, q: number): number {
+export function endOfBackslashed(sql: string, i: number, q: number): number {
   const quote = q === QUOTE ? "'" : q === 34 ? '"' : '`';
   let j = i + 1;
   for (;;) {
@@ -224,7 +225,7 @@ function endOfBackslashed(sql: string, i: number, q: number): number {
 }
 
 /** End of a `/* ... *\/` comment opened at `i`, honouring nesting if asked; -1 if unterminated. */
-function endOfBlockComment(sql: string, i: number, nested: boolean): number {
+export function endOfBlockComment(sql: string, i: number, nested: boolean): number {
   const k = sql.indexOf('*/', i + 2);
   if (k < 0) return -1;
   // With no `/*` between the opener and the first `*/` nothing nests: that `*/` closes.
@@ -246,7 +247,7 @@ function endOfBlockComment(sql: string, i: number, nested: boolean): number {
 }
 
 /** Index of the line break ending the line that contains `i` (or the input's length). */
-function endOfLine(sql: string, i: number, hasCr: boolean): number {
+export function endOfLine(sql: string, i: number, hasCr: boolean): number {
   if (!hasCr) {
     const k = sql.indexOf('\n', i);
     return k < 0 ? sql.length : k;
@@ -290,13 +291,13 @@ function syntaxError(ctx: ErrorContext, message: string, at: number): SqlSyntaxE
   return new SqlSyntaxError(message, new PositionTracker(ctx.sql, ctx.startLine).positionOf(at), ctx.file);
 }
 
-function isExecutableComment(sql: string, at: number): boolean {
+export function isExecutableComment(sql: string, at: number): boolean {
   const c2 = sql.charCodeAt(at + 2);
   return c2 === 33 || ((c2 === 77 || c2 === 109) && sql.charCodeAt(at + 3) === 33);
 }
 
 /** End of the `$1` parameter, `$tag$ ... $tag$` string or lone `$` at `at`; -1 for an unterminated dollar quote. */
-function endOfDollarToken(sql: string, at: number): number {
+export function endOfDollarToken(sql: string, at: number): number {
   const n = sql.length;
   let j = at + 1;
   const c1 = sql.charCodeAt(j);
@@ -312,6 +313,78 @@ function endOfDollarToken(sql: string, at: number): number {
   const tagLen = j + 1 - at;
   const close = sql.indexOf(sql.slice(at, j + 1), j + 1);
   return close < 0 ? -1 : close + tagLen;
+}
+
+/**
+ * End of the ClickHouse token opened by `$` at token start `at`: a heredoc `$tag$ ... $tag$`
+ * (tag: ASCII letters, digits and `_`, possibly empty; the close is the first later copy of the
+ * opener, case-sensitive), or else the name that starts with the `$` (`$x`, `$a$`, a lone `$`),
+ * which is what ClickHouse's lexer reads there. Never -1: nothing is left open.
+ */
+export function endOfHeredocToken(sql: string, wordPart: Uint8Array, at: number): number {
+  const n = sql.length;
+  let j = at + 1;
+  while (j < n && isHeredocTagPart(sql.charCodeAt(j))) j++;
+  if (j < n && sql.charCodeAt(j) === 36) {
+    const close = sql.indexOf(sql.slice(at, j + 1), j + 1);
+    if (close >= 0) return close + j + 1 - at;
+  }
+  j = at + 1;
+  while (j < n && isWordPart(wordPart, sql.charCodeAt(j))) j++;
+  return j;
+}
+
+function isHeredocTagPart(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 95;
+}
+
+/**
+ * Whether the word that ends at `j` is one part of a qualified name (`t.end`, `new . case`,
+ * `"t".begin`, `end.x`): right after a `.` (the statement's previous token ends at `prevEnd`;
+ * -1 when the word is its first token) or right before one, comments and whitespace allowed
+ * around the dot. No grammar the block tracker follows puts a keyword there, so such a word is
+ * a name however it is spelled. A `.` that ends a number (`THEN 1. END`) or starts one
+ * (`END .5`) qualifies nothing. Called for keyword-like words only, so it stays off the hot path.
+ */
+function inQualifiedName(sql: string, p: SplitPreset, wordPart: Uint8Array, j: number, prevEnd: number): boolean {
+  if (prevEnd > 0 && sql.charCodeAt(prevEnd - 1) === 46) {
+    // `1.` is a number: digits right before the dot that do not end a longer word (`t1.`).
+    let k = prevEnd - 2;
+    while (k >= 0 && isDigit(sql.charCodeAt(k))) k--;
+    if (k === prevEnd - 2 || (k >= 0 && isWordPart(wordPart, sql.charCodeAt(k)))) return true;
+  }
+  // Nearly always the word is followed by whitespace and another word, or by punctuation.
+  let k = j;
+  let c = sql.charCodeAt(k);
+  while (c === 32 || c === 10 || c === 9 || c === 13) c = sql.charCodeAt(++k);
+  if (c === 47 || c === 45 || c === 35) {
+    k = nextTokenStart(sql, p, k);
+    c = sql.charCodeAt(k);
+  }
+  return c === 46 && !isDigit(sql.charCodeAt(k + 1));
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+/** Where the next token starts at or after `from`: past whitespace and comments (not MySQL's executable ones). */
+function nextTokenStart(sql: string, p: SplitPreset, from: number): number {
+  const n = sql.length;
+  let k = from;
+  while (k < n) {
+    const c = sql.charCodeAt(k);
+    const c1 = sql.charCodeAt(k + 1);
+    if (c === 32 || (c >= 9 && c <= 13)) k++;
+    else if (c === 45 && c1 === 45 && (p.dashComment === 'always' || k + 2 >= n || sql.charCodeAt(k + 2) <= 32)) k = endOfLine(sql, k + 2, true);
+    else if (c === 35 && (p.hashComment === 'always' || (p.hashComment === 'space-or-bang' && (c1 === 32 || c1 === 33)))) k = endOfLine(sql, k + 1, true);
+    else if (c === 47 && c1 === 42 && !(p.executableComments && isExecutableComment(sql, k))) {
+      const e = endOfBlockComment(sql, k, p.nestedBlockComments);
+      if (e < 0) return n;
+      k = e;
+    } else break;
+  }
+  return k;
 }
 
 /**
@@ -445,7 +518,10 @@ export function scanStatements(sql: string, preset: SplitPreset, file: string | 
         if (trackBlocks) {
           const len = j - i;
           // `>>>` takes the shift count mod 32, i.e. the letter's low 5 bits, as the mask was built.
-          const kw = len <= MAX_KEYWORD_LENGTH && ((kwMask[len] >>> c) & 1) !== 0 ? keywordCode(kwTable, sql, i, len) : K_OTHER;
+          let kw = len <= MAX_KEYWORD_LENGTH && ((kwMask[len] >>> c) & 1) !== 0 ? keywordCode(kwTable, sql, i, len) : K_OTHER;
+          // `t.end`, `new.case`: a part of a qualified name is a name. `lastEnd` is the end of the
+          // statement's previous token when there is one (the word is not its first).
+          if (kw !== K_OTHER && inQualifiedName(sql, preset, wordPart, j, stmtStart < i ? lastEnd : -1)) kw = K_OTHER;
           if (kw !== K_OTHER || !blocks.idle) blocks.word(kw, i, sql.charCodeAt(j) === 40);
         }
         // PostgreSQL's E'...': the one-letter word E right before a quote prefixes a string
@@ -482,7 +558,7 @@ export function scanStatements(sql: string, preset: SplitPreset, file: string | 
       }
 
       case C_DOLLAR: {
-        const e = endOfDollarToken(sql, i);
+        const e = preset.heredocs ? endOfHeredocToken(sql, wordPart, i) : endOfDollarToken(sql, i);
         if (e < 0) throw syntaxError(ctx, `unterminated dollar-quoted string: add the closing ${sql.slice(i, sql.indexOf('$', i + 1) + 1)}`, i);
         if (stmtStart < 0) stmtStart = i;
         if (trackBlocks && !blocks.idle) blocks.punct(P_OTHER, i);

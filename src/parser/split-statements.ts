@@ -1,6 +1,6 @@
 import type { SplitDialect } from '../dialects/types.js';
 import { MtoolError } from '../errors.js';
-import { SPLIT_PRESETS } from './presets.js';
+import { SPLIT_PRESETS, type SplitPreset } from './presets.js';
 import { scanStatements } from './scanner.js';
 
 export type { SplitDialect } from '../dialects/types.js';
@@ -36,7 +36,8 @@ export interface SplitOptions {
  * Splits SQL text into statements at its terminators (`;`, or what a MySQL `DELIMITER` line
  * sets), never inside strings, quoted identifiers, comments, dollar quotes or `BEGIN ... END`
  * bodies. Empty statements (`;;`) and a comment-only tail are dropped. Pure and synchronous:
- * safe to call from worker threads.
+ * safe to call from worker threads. A word next to a `.` is part of a qualified name, never a
+ * keyword that opens or closes a body (`t.end`, `NEW.begin`, `end.x`).
  *
  * What each dialect understands:
  * - `postgresql`: `'...'` with `''`, `E'...'` with backslash escapes, `$$ ... $$` and
@@ -49,7 +50,8 @@ export interface SplitOptions {
  *   ... END without DELIMITER. `BEGIN;` and `BEGIN WORK;` stay transaction statements.
  * - `sqlite`: `"..."`, `` `...` `` and `[...]` identifiers, `CREATE TRIGGER ... BEGIN ... END`
  *   bodies (with CASE ... END inside).
- * - `clickhouse`: backslash escapes in strings and quoted identifiers, `` `...` ``, nested
+ * - `clickhouse`: backslash escapes in strings and quoted identifiers, `` `...` ``, heredocs
+ *   `$$ ... $$` and `$tag$ ... $tag$` (a `$` elsewhere starts a name: `$x`, `a$b`), nested
  *   block comments, `# ` and `#!` comments.
  *
  * @throws SqlSyntaxError (code `MTOOL_SQL_SYNTAX`) for an unterminated string, quoted
@@ -61,10 +63,7 @@ export interface SplitOptions {
  * //  { text: 'SELECT 1', line: 2, column: 1, offset: 30, endOffset: 38 }]
  */
 export function splitStatements(sql: string, options: SplitOptions): SqlStatement[] {
-  const preset = Object.hasOwn(SPLIT_PRESETS, options.dialect) ? SPLIT_PRESETS[options.dialect] : undefined;
-  if (preset === undefined) {
-    throw new MtoolError('MTOOL_INTERNAL', `splitStatements: unknown dialect "${String(options.dialect)}"; expected one of ${Object.keys(SPLIT_PRESETS).join(', ')}`);
-  }
+  const preset = splitPreset(options.dialect);
   const startLine = options.startLine ?? 1;
   if (!Number.isInteger(startLine) || startLine < 1) {
     throw new MtoolError('MTOOL_INTERNAL', `splitStatements: startLine must be an integer >= 1, got ${String(startLine)}`);
@@ -73,4 +72,16 @@ export function splitStatements(sql: string, options: SplitOptions): SqlStatemen
     throw new MtoolError('MTOOL_INTERNAL', `splitStatements: expected SQL text as a string, got ${typeof sql}`);
   }
   return scanStatements(sql, preset, options.file, startLine);
+}
+
+/**
+ * The lexical rules of `dialect`.
+ * @throws MtoolError (code `MTOOL_INTERNAL`) for an unknown dialect.
+ */
+export function splitPreset(dialect: SplitDialect): SplitPreset {
+  const preset = Object.hasOwn(SPLIT_PRESETS, dialect) ? SPLIT_PRESETS[dialect] : undefined;
+  if (preset === undefined) {
+    throw new MtoolError('MTOOL_INTERNAL', `splitStatements: unknown dialect "${String(dialect)}"; expected one of ${Object.keys(SPLIT_PRESETS).join(', ')}`);
+  }
+  return preset;
 }

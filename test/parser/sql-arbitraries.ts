@@ -1,7 +1,7 @@
 /**
  * fast-check generators of SQL statements built from pieces whose lexical form is known per
- * dialect: identifiers, strings holding `;` and quotes, E'' strings, dollar quotes with random
- * tags, quoted identifiers, line and (nested) block comments. A statement starts and ends with a
+ * dialect: identifiers, strings holding `;` and quotes, E'' strings, dollar quotes and ClickHouse
+ * heredocs with random tags, quoted identifiers, line and (nested) block comments. A statement starts and ends with a
  * token, so its source text is exactly what the splitter must give back.
  */
 import fc from 'fast-check';
@@ -51,6 +51,23 @@ const dollarQuoted = fc
   .filter(({ tag, body }) => (body + tag).indexOf(tag) === body.length)
   .map(({ tag, body }) => `${tag}${body}${tag}`);
 
+/** ClickHouse heredocs: ASCII tags, possibly empty or starting with a digit, case-sensitive. */
+const heredoc = fc
+  .tuple(fc.stringMatching(/^[A-Za-z0-9_]{0,5}$/), content())
+  .map(([tag, body]) => ({ tag: `$${tag}$`, body }))
+  .filter(({ tag, body }) => (body + tag).indexOf(tag) === body.length)
+  .map(({ tag, body }) => `${tag}${body}${tag}`);
+
+/** Words the block trackers react to, as parts of qualified names: `t.end`, `"t" . case`, `end/* c *\/.x`. */
+const qualifiedKeyword = fc
+  .tuple(
+    fc.constantFrom('end', 'END', 'case', 'begin', 'Begin', 'atomic', 'if', 'loop', 'while', 'repeat', 'then', 'else', 'do', 'not'),
+    fc.constantFrom('t', 'new', 'old', '"t"', 't1', '_x'),
+    fc.constantFrom('.', ' . ', '.\n', '/* c; */.', ' -- c;\n.'),
+    fc.boolean(),
+  )
+  .map(([kw, name, dot, after]) => (after ? `${name}${dot}${kw}` : `${kw}${dot}${name === '"t"' ? 't' : name}`));
+
 const commentText = content(['/', '*', '\n', '\r']);
 
 /** `/* ... *\/`, nested up to `depth` levels where the dialect nests them. */
@@ -75,7 +92,12 @@ interface Pieces {
   comments: fc.Arbitrary<string>[];
 }
 
-function piecesFor(dialect: SplitDialect): Pieces {
+function piecesFor(dialect: SplitDialect, qualified: boolean): Pieces {
+  const pieces = basePieces(dialect);
+  return qualified ? { ...pieces, tokens: [...pieces.tokens, qualifiedKeyword] } : pieces;
+}
+
+function basePieces(dialect: SplitDialect): Pieces {
   switch (dialect) {
     case 'postgresql':
       return {
@@ -95,7 +117,8 @@ function piecesFor(dialect: SplitDialect): Pieces {
       };
     case 'clickhouse':
       return {
-        tokens: [identifier(false), punctuation, singleQuoted(true), quotedRun('"', true), quotedRun('`', true)],
+        tokens: [identifier(false), punctuation, singleQuoted(true), quotedRun('"', true), quotedRun('`', true), heredoc,
+          identifier(false).map((w) => `$${w}`), identifier(true).map((w) => `${w}$$${w}`)],
         comments: [blockComment(true), lineComment(['--', '# ', '#!'])],
       };
   }
@@ -103,9 +126,13 @@ function piecesFor(dialect: SplitDialect): Pieces {
 
 const separator = fc.constantFrom(' ', '\n', '\t', '  ', '\r\n', ' \n ');
 
-/** One statement: a token, then tokens and comments, then a token (when there is more than one piece). */
-export function statement(dialect: SplitDialect): fc.Arbitrary<string> {
-  const { tokens, comments } = piecesFor(dialect);
+/**
+ * One statement: a token, then tokens and comments, then a token (when there is more than one
+ * piece). With `qualified`, tokens include qualified names whose parts are spelled like block
+ * keywords (`t.end`, `begin . x`), which must never open or close a block.
+ */
+export function statement(dialect: SplitDialect, qualified = false): fc.Arbitrary<string> {
+  const { tokens, comments } = piecesFor(dialect, qualified);
   const token = fc.oneof(...tokens);
   const piece = fc.oneof({ weight: 3, arbitrary: token }, { weight: 1, arbitrary: fc.oneof(...comments) });
   return fc
@@ -122,6 +149,6 @@ export function statement(dialect: SplitDialect): fc.Arbitrary<string> {
 
 /** Whitespace and comments that may sit between statements without being part of any. */
 export function gap(dialect: SplitDialect): fc.Arbitrary<string> {
-  const { comments } = piecesFor(dialect);
+  const { comments } = piecesFor(dialect, false);
   return fc.array(fc.oneof(separator, ...comments), { maxLength: 3 }).map((a) => a.join(''));
 }
