@@ -86,10 +86,33 @@ function utf16(bytes: Uint8Array): 'UTF-16LE' | 'UTF-16BE' | undefined {
 }
 
 /**
+ * Offset of the first byte that does not belong to a well-formed UTF-8 sequence (as the decoder
+ * judges: no overlong forms, surrogates or code points past U+10FFFF), or -1.
+ */
+function invalidUtf8At(bytes: Uint8Array): number {
+  for (let i = 0; i < bytes.length; ) {
+    const c = bytes[i]!;
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    const length = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (length === 0 || i + length > bytes.length) return i;
+    const second = bytes[i + 1]!;
+    const low = c === 0xe0 ? 0xa0 : c === 0xf0 ? 0x90 : 0x80;
+    const high = c === 0xed ? 0x9f : c === 0xf4 ? 0x8f : 0xbf;
+    if (second < low || second > high) return i;
+    for (let k = 2; k < length; k++) if ((bytes[i + k]! & 0xc0) !== 0x80) return i;
+    i += length;
+  }
+  return -1;
+}
+
+/**
  * @throws MtoolError `MTOOL_MIGRATION_FILE` naming the file and line: bad file name, no `-- upgrade`
  *   section, a section given twice, SQL before the first section, unknown directive, rollback
  *   statements in a file marked irreversible, a section that begins a transaction it never ends,
- *   a file in UTF-16;
+ *   a file in UTF-16 or another encoding than UTF-8;
  *   `MTOOL_SQL_SYNTAX` from the splitter.
  * @example parseMigrationFile({ filename: 'app__0001_init.sql', path, content, database: 'app', dialect: 'postgresql' })
  */
@@ -109,6 +132,15 @@ export function parseMigrationFile(input: MigrationFileInput): MigrationFile {
     }
   }
   const raw = typeof input.content === 'string' ? input.content : input.content.toString('utf8');
+  if (typeof input.content !== 'string' && raw.includes('\uFFFD')) {
+    // Decoding replaced bytes that are not UTF-8 (or the file holds U+FFFD itself): a file saved
+    // in Latin-1 or Windows-1252 would reach the database with its accents replaced.
+    const at = invalidUtf8At(input.content);
+    if (at >= 0) {
+      const line = input.content.subarray(0, at).reduce((n, b) => (b === 0x0a ? n + 1 : n), 1);
+      throw fail(line, `byte 0x${input.content[at]!.toString(16).toUpperCase().padStart(2, '0')} is not UTF-8: the file is in another encoding (Latin-1 or Windows-1252, say); save it as UTF-8`);
+    }
+  }
   const bom = raw.startsWith('\uFEFF') ? 1 : 0;
   const text = raw.slice(bom);
   const lines = text.split('\n');

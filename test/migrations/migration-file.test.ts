@@ -107,6 +107,19 @@ describe('parseMigrationFile', () => {
     }
   });
 
+  it('rejects a file in another encoding (Latin-1), naming the line and byte; takes UTF-8 that holds U+FFFD itself', () => {
+    const latin1 = Buffer.from("-- upgrade\nCREATE TABLE t (v text);\nINSERT INTO t VALUES ('caf\u00e9');\n", 'latin1');
+    const error = errorOf(() => parse(latin1));
+    expect(error).toMatchObject({ code: 'MTOOL_MIGRATION_FILE', exitCode: 2 });
+    expect(error.message).toBe('migrations/app/app__0001_init.sql:3: byte 0xE9 is not UTF-8: the file is in another encoding (Latin-1 or Windows-1252, say); save it as UTF-8');
+    // Overlong forms, surrogates and truncated sequences are not UTF-8 either.
+    for (const bad of [[0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0xf5, 0x80, 0x80, 0x80]]) {
+      expect(errorOf(() => parse(Buffer.concat([Buffer.from('-- upgrade\nSELECT \''), Buffer.from(bad), Buffer.from('\';\n')]))).message).toContain(':2: byte 0x');
+    }
+    const replacement = parse(Buffer.from("-- upgrade\nSELECT '\uFFFD \u00e9 \u{1F600}';\n", 'utf8'));
+    expect(replacement.upgrade.map((s) => s.text)).toEqual(["SELECT '\uFFFD \u00e9 \u{1F600}'"]);
+  });
+
   it('rejects a UTF-16 file (what Windows PowerShell 5 writes) with what to do, not as SQL before the first section', () => {
     const text = '-- upgrade\r\nCREATE TABLE t (id int);\r\n';
     const le = Buffer.from(text, 'utf16le');
