@@ -36,6 +36,9 @@ describe('classifyStatement', () => {
     expect(names(classifyStatement("ALTER TABLE t ADD COLUMN c text DEFAULT E'it\\'s RENAME'", pg))).toEqual(['t']);
     expect(names(classifyStatement("ALTER TABLE t ADD COLUMN c text DEFAULT $x$ RENAME $x$", pg))).toEqual(['t']);
     expect(names(classifyStatement("# RENAME\nALTER TABLE t ADD COLUMN c text DEFAULT 'a\\' RENAME'", my))).toEqual(['t']);
+    // ClickHouse heredocs: a string, whatever it holds.
+    expect(names(classifyStatement("ALTER TABLE t ADD COLUMN c String DEFAULT $h$ RENAME ' ; $h$", ch))).toEqual(['t']);
+    expect(names(classifyStatement("ALTER TABLE t ADD COLUMN c String DEFAULT $$ ') RENAME $$", ch))).toEqual(['t']);
   });
 
   it('falls back to full for what it does not know for certain', () => {

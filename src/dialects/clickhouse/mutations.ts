@@ -85,7 +85,7 @@ function removed(m: Mutation): MtoolError {
 
 /** The table an `ALTER TABLE [db.]name ...` names, as written; undefined where it cannot be read. */
 async function alteredTable(text: string): Promise<{ database?: string; table: string } | undefined> {
-  const [{ tokenize }, { SPLIT_PRESETS }] = await Promise.all([import('../../main/engine/ddl-targets.js'), import('../../parser/presets.js')]);
+  const [{ tokenize }, { SPLIT_PRESETS }] = await Promise.all([import('../../parser/sql-tokens.js'), import('../../parser/presets.js')]);
   const tokens = tokenize(text, SPLIT_PRESETS.clickhouse);
   if (!tokens) return undefined;
   let i = 0;
