@@ -61,10 +61,21 @@ describe('loadMigrations on the main thread: one buffer for the whole folder', (
     await Promise.all(files.map((bytes, i) => writeFile(join(folder, `app__${String(i + 1).padStart(4, '0')}_b.sql`), bytes)));
     const loaded = await loadMigrations(folder, { database: 'app', dialect: 'postgresql' });
     expect(loaded.map((f) => f.checksum)).toEqual(files.map((bytes) => createHash('sha256').update(bytes).digest('hex')));
+    // Parsed (only when pending), a file that is not UTF-8 is refused, the same either way.
+    const outcome = (parse: () => { upgrade: unknown }) => {
+      try {
+        return parse().upgrade;
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    const refused: string[] = [];
     for (const [i, file] of loaded.entries()) {
-      const direct = parseMigrationFile({ filename: file.filename, path: file.path, content: files[i]!, database: 'app', dialect: 'postgresql' });
-      expect(file.upgrade, file.filename).toEqual(direct.upgrade);
+      const direct = outcome(() => parseMigrationFile({ filename: file.filename, path: file.path, content: files[i]!, database: 'app', dialect: 'postgresql' }));
+      expect(outcome(() => file), file.filename).toEqual(direct);
+      if (typeof direct === 'string') refused.push(direct.replace(/^.*app__(\d+)_b\.sql:\d+: /, '$1: '));
     }
+    expect(refused).toEqual(['0002', '0003', '0004', '0005'].map((v, i) => `${v}: byte 0x${['FF', 'C3', 'C0', 'ED'][i]} is not UTF-8: the file is in another encoding (Latin-1 or Windows-1252, say); save it as UTF-8`));
   });
 
   it('checksums any bytes as the bytes themselves (property)', async () => {
