@@ -106,20 +106,11 @@ export function tokenize(text: string, lexer: SplitPreset): Token[] | undefined 
       i = end + 1;
       continue;
     }
-    if (ch === '$' && lexer.dollarQuotes) {
-      const tag = /^\$(?:[A-Za-z_\u0080-\uffff][A-Za-z0-9_\u0080-\uffff]*)?\$/.exec(text.slice(i, i + 80));
-      if (tag) {
-        const end = text.indexOf(tag[0], i + tag[0].length);
-        if (end < 0) return undefined;
-        tokens.push({ kind: 'string', text: text.slice(i + tag[0].length, end), depth });
-        i = end + tag[0].length;
-        continue;
-      }
-    }
-    if (ch === '$' && lexer.heredocs) {
-      // ClickHouse: `$tag$ ... $tag$` (tag of ASCII letters, digits and '_', or empty) at a token
-      // start is a string; unclosed, the server reads a name, which this reader leaves alone.
-      const tag = /^\$[A-Za-z0-9_]*\$/.exec(text.slice(i, i + 80));
+    if (ch === '$' && (lexer.dollarQuotes || lexer.heredocs)) {
+      // PostgreSQL dollar quotes (`$tag$`, the tag an identifier or empty); ClickHouse heredocs
+      // (the tag of ASCII letters, digits and '_', or empty), where an unclosed one is a name,
+      // which this reader leaves alone.
+      const tag = (lexer.dollarQuotes ? /^\$(?:[A-Za-z_\u0080-\uffff][A-Za-z0-9_\u0080-\uffff]*)?\$/ : /^\$[A-Za-z0-9_]*\$/).exec(text.slice(i, i + 80));
       if (tag) {
         const end = text.indexOf(tag[0], i + tag[0].length);
         if (end < 0) return undefined;
