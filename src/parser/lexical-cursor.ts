@@ -1,6 +1,6 @@
 import type { SplitPreset } from './presets.js';
 import {
-  endOfBackslashed, endOfBlockComment, endOfBracket, endOfDollarToken, endOfDoubled, endOfHeredocToken, endOfLine,
+  endOfBackslashed, endOfBlockComment, endOfBracket, endOfDollarToken, endOfDoubled, endOfHeredocToken, endOfLine, openerChars, wordPartTable,
 } from './scanner.js';
 
 /** A position is in code: a `-- upgrade` line or `-- mtool:` directive starting there counts. */
@@ -46,17 +46,8 @@ export class LexicalCursor {
   constructor(sql: string, preset: SplitPreset) {
     this.#sql = sql;
     this.#p = preset;
-    let chars = `'"\\-/`;
-    if (preset.backticks) chars += '`';
-    if (preset.brackets) chars += '\\[';
-    if (preset.dollarQuotes || preset.heredocs) chars += '$';
-    if (preset.hashComment !== 'none') chars += '#';
-    this.#openers = new RegExp(`[${chars}]`, 'g');
-    const wordPart = new Uint8Array(128);
-    for (let c = 0; c < 128; c++) {
-      wordPart[c] = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || (c === 36 && preset.dollarInWords) ? 1 : 0;
-    }
-    this.#wordPart = wordPart;
+    this.#openers = new RegExp(`[${openerChars(preset)}]`, 'g');
+    this.#wordPart = wordPartTable(preset);
     this.#hasCr = sql.includes('\r');
   }
 

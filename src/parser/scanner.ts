@@ -66,16 +66,31 @@ const Q_BRACKET = 3;
  * the pattern exact.
  */
 function plainCodePattern(p: SplitPreset, inBody: boolean): string {
-  let chars = ";'\"\\-/";
-  if (p.backticks) chars += '`';
-  if (p.brackets) chars += '\\[';
-  if (p.dollarQuotes || p.heredocs) chars += '$';
-  if (p.hashComment !== 'none') chars += '#';
+  const chars = `;${openerChars(p)}`;
   const words = wakeWords(p.blocks, inBody).map((w) => {
     const either = (ch: string) => `[${ch.toUpperCase()}${ch}]`;
     return `${either(w[0])}(?=${[...w.slice(1)].map(either).join('')})`;
   });
   return [`[${chars}]`, ...words].join('|');
+}
+
+/**
+ * The code units that may open a quoted run or a comment in this dialect, as a character class
+ * body: quotes, `-`, `/`, and where the dialect has them backticks, brackets, `$` and `#` (also
+ * where they turn out to be operators or part of a word).
+ */
+export function openerChars(p: SplitPreset): string {
+  let chars = `'"\\-/`;
+  if (p.backticks) chars += '`';
+  if (p.brackets) chars += '\\[';
+  if (p.dollarQuotes || p.heredocs) chars += '$';
+  if (p.hashComment !== 'none') chars += '#';
+  return chars;
+}
+
+/** 1 where an ASCII code unit continues an unquoted word in this dialect (every code unit >= 128 does). */
+export function wordPartTable(p: SplitPreset): Uint8Array {
+  return tablesFor(p).wordPart;
 }
 
 const tablesCache = new WeakMap<SplitPreset, Tables>();
