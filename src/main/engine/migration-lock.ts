@@ -103,9 +103,7 @@ export class MigrationLock {
       } catch (error) {
         // A unique violation: another row came first. A busy database (SQLite): a holder may
         // have committed its row since it was read above.
-        const current = (await this.#liveRows().catch(() => []))[0];
-        if (!sql.isUniqueViolation(error) && !current) throw error;
-        throw lockHeldError(this.#conn.databaseName, current, error);
+        throw await this.#explained(error, sql.isUniqueViolation(error));
       }
     }
     this.#held = holder;
@@ -126,10 +124,17 @@ export class MigrationLock {
     try {
       await this.#conn.query(statement);
     } catch (error) {
-      const current = (await this.#liveRows().catch(() => []))[0];
-      if (current) throw lockHeldError(this.#conn.databaseName, current, error);
-      throw error;
+      throw await this.#explained(error, false);
     }
+  }
+
+  /**
+   * What to throw after taking the lock failed with `error`: the lock error naming the holder,
+   * if a row is there now (or `held`: the error itself says the lock is held); else `error`.
+   */
+  async #explained(error: unknown, held: boolean): Promise<unknown> {
+    const current = (await this.#liveRows().catch(() => []))[0];
+    return current || held ? lockHeldError(this.#conn.databaseName, current, error) : error;
   }
 
   async #insertRow(holder: LockHolder): Promise<void> {
