@@ -6,7 +6,7 @@ import { MtoolError } from '../../errors.js';
 import { importDriver } from '../import-driver.js';
 import type { QueryResult } from '../types.js';
 import type { ChdbTarget } from './chdb-url.js';
-import { askToStop, SentStatement, stopStatement, type StopOptions } from './stop-statement.js';
+import { askToStop, SentStatement, stopStatement, type SideQuery, type StopOptions } from './stop-statement.js';
 import { rowsFromJson, type ClickHouseTransport } from './transport.js';
 
 type ChdbModule = typeof import('chdb');
@@ -161,7 +161,7 @@ class ChdbTransport implements ClickHouseTransport {
   }
 
   /** Run `act` with a second session on the folder, closed after. */
-  async #aside(act: (side: (sql: string, signal: AbortSignal) => Promise<QueryResult>) => Promise<void>): Promise<void> {
+  async #aside(act: (side: SideQuery) => Promise<void>): Promise<void> {
     const session = new this.#chdb.Session(this.#dir);
     try {
       await act(async (sql, signal) => ({ rows: rowsFromJson((await session.queryAsync(sql, { format: 'JSON', signal })).text()), rowCount: 0 }));

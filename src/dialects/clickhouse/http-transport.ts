@@ -85,12 +85,8 @@ class HttpTransport implements ClickHouseTransport {
 
   async #run(sql: string, id: string, signal: AbortSignal | undefined): Promise<QueryResult> {
     const result = await this.#client.exec({ query: sql, query_id: id, abort_signal: signal, ...(this.#sessionId ? { session_id: this.#sessionId } : {}) });
-    // Decode once at the end: a multi-byte character may straddle two chunks.
-    const chunks: Buffer[] = [];
-    for await (const chunk of result.stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-    const body = Buffer.concat(chunks).toString('utf8');
     const written = Number(result.summary?.written_rows ?? 0);
-    return { rows: rowsFromJson(body), rowCount: Number.isFinite(written) ? written : 0 };
+    return { rows: await rowsOf(result.stream), rowCount: Number.isFinite(written) ? written : 0 };
   }
 
   async cancel(): Promise<void> {
@@ -108,9 +104,7 @@ class HttpTransport implements ClickHouseTransport {
   readonly #sideQuery = async (sql: string, signal: AbortSignal): Promise<QueryResult> => {
     this.#side ??= this.#makeSide();
     const result = await this.#side.exec({ query: sql, abort_signal: signal });
-    const chunks: Buffer[] = [];
-    for await (const chunk of result.stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-    return { rows: rowsFromJson(Buffer.concat(chunks).toString('utf8')), rowCount: 0 };
+    return { rows: await rowsOf(result.stream), rowCount: 0 };
   };
 
   async renewSession(): Promise<void> {
@@ -122,4 +116,11 @@ class HttpTransport implements ClickHouseTransport {
     this.#side = undefined;
     await Promise.all([this.#client.close(), side?.close()]);
   }
+}
+
+/** The rows of an answer's JSON body, decoded once at the end: a multi-byte character may straddle two chunks. */
+async function rowsOf(stream: AsyncIterable<unknown>): Promise<QueryResult['rows']> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return rowsFromJson(Buffer.concat(chunks).toString('utf8'));
 }
