@@ -53,6 +53,14 @@ async function targets(ctx: CommandContext, options: OptionValues, allowAll: boo
   return { config, entries: selectDatabases(config, { database: str(options, 'database'), all }), all };
 }
 
+/**
+ * A command's result over its databases: the JSON document, the text, the exit code, and on one
+ * database (no `--all`) the error it failed with, written after the output.
+ */
+function runsResult<T>(runs: DatabaseRun<T>[], all: boolean, json: (runs: DatabaseRun<T>[]) => unknown, text: (runs: DatabaseRun<T>[], all: boolean) => string): CommandResult {
+  return { data: json(runs), text: () => text(runs, all), exitCode: exitCodeOf(runs), error: failureToRaise(runs, all) };
+}
+
 async function runEach<T>(ctx: CommandContext, entries: DatabaseEntry[], all: boolean, fn: (entry: DatabaseEntry) => Promise<T>): Promise<DatabaseRun<T>[]> {
   try {
     return await runOnDatabases(entries, { all, disableSkip: ctx.globals.disableSkip, log: ctx.log, signal: ctx.run.signal }, fn);
@@ -83,7 +91,7 @@ export async function migrateAction(ctx: CommandContext, input: CommandInput): P
   };
   const hooks = snapshotHooks({ root: config.root, databases: config.databases, log: ctx.log });
   const runs = await runEach(ctx, entries, all, (entry) => engine.migrate(entry, { root: config.root, log: ctx.log, run: ctx.run }, { ...options, hooks }));
-  return { data: render.runJson(runs), text: () => render.runText(runs, all), exitCode: exitCodeOf(runs), error: failureToRaise(runs, all) };
+  return runsResult(runs, all, render.runJson, render.runText);
 }
 
 /** `mtool rollback` (and `downgrade`, which requires its target to be applied). */
@@ -112,7 +120,7 @@ async function revertAction(ctx: CommandContext, input: CommandInput, command: '
       commandLine: commandLine(command, o),
     }),
   );
-  return { data: render.runJson(runs), text: () => render.runText(runs, all), exitCode: exitCodeOf(runs), error: failureToRaise(runs, all) };
+  return runsResult(runs, all, render.runJson, render.runText);
 }
 
 export const rollbackAction = (ctx: CommandContext, input: CommandInput) => revertAction(ctx, input, 'rollback');
@@ -122,14 +130,14 @@ export const downgradeAction = (ctx: CommandContext, input: CommandInput) => rev
 export async function statusAction(ctx: CommandContext, input: CommandInput): Promise<CommandResult> {
   const { config, entries, all } = await targets(ctx, input.options, true);
   const runs = await runEach(ctx, entries, all, (entry) => engine.status(entry, { root: config.root, log: ctx.log }));
-  return { data: render.statusJson(runs), text: () => render.statusText(runs, all), exitCode: exitCodeOf(runs), error: failureToRaise(runs, all) };
+  return runsResult(runs, all, render.statusJson, render.statusText);
 }
 
 /** `mtool history`. */
 export async function historyAction(ctx: CommandContext, input: CommandInput): Promise<CommandResult> {
   const { config, entries, all } = await targets(ctx, input.options, true);
   const runs = await runEach(ctx, entries, all, (entry) => engine.history(entry, { root: config.root, log: ctx.log }));
-  return { data: render.historyJson(runs), text: () => render.historyText(runs, all), exitCode: exitCodeOf(runs), error: failureToRaise(runs, all) };
+  return runsResult(runs, all, render.historyJson, render.historyText);
 }
 
 /** `mtool lock-status`. */

@@ -12,15 +12,15 @@ import type { HistoryResult, LockStatusResult, MigrationOutcome, MigrationRecord
  * status fields match the web integration's status response).
  */
 
-const label = (run: { entry: DatabaseEntry }): string => `${run.entry.name} (${run.entry.type})`;
+const label = (entry: DatabaseEntry): string => `${entry.name} (${entry.type})`;
 
 /**
  * The line of a database that was skipped or failed. A failure on one database (no `--all`) has
  * none: the command fails with the error, which goes to stderr.
  */
 function failureLines(run: DatabaseRun<unknown>, all: boolean): string {
-  if (run.status === 'skipped') return `${label(run)}: skipped: optional database unreachable (skipIfMissing): ${run.reason}`;
-  if (run.status === 'failed' && all) return `${label(run)}: FAILED: ${errorMessage(run.error)}`;
+  if (run.status === 'skipped') return `${label(run.entry)}: skipped: optional database unreachable (skipIfMissing): ${run.reason}`;
+  if (run.status === 'failed' && all) return `${label(run.entry)}: FAILED: ${errorMessage(run.error)}`;
   return '';
 }
 
@@ -56,16 +56,16 @@ export function runText(runs: readonly DatabaseRun<RunResult>[], all: boolean): 
 function runLines(entry: DatabaseEntry, r: RunResult, failed: boolean): string {
   const at = r.currentVersion === null ? 'no versioned migration applied' : `at version ${r.currentVersion}`;
   if (r.dryRunSql) {
-    const head = `-- ${label({ entry })}: dry run, ${r.outcomes.length} migration${r.outcomes.length === 1 ? '' : 's'} ${r.outcomes.some((o) => o.action === 'baselined') ? 'would be baselined' : 'would be applied'}; nothing was written (${at})`;
+    const head = `-- ${label(entry)}: dry run, ${r.outcomes.length} migration${r.outcomes.length === 1 ? '' : 's'} ${r.outcomes.some((o) => o.action === 'baselined') ? 'would be baselined' : 'would be applied'}; nothing was written (${at})`;
     const sql = r.dryRunSql.map((f) => [`-- ${f.filename}`, ...f.statements.map((s) => `${s};`)].join('\n'));
     return [head, ...sql].join('\n\n');
   }
   const verb = r.command === 'migrate' ? 'applied' : 'rolled back';
-  if (r.outcomes.length === 0) return `${label({ entry })}: nothing to ${r.command === 'migrate' ? 'apply' : 'roll back'}, ${at}`;
+  if (r.outcomes.length === 0) return `${label(entry)}: nothing to ${r.command === 'migrate' ? 'apply' : 'roll back'}, ${at}`;
   const baselined = r.outcomes.every((o) => o.action === 'baselined');
   const head = failed
-    ? `${label({ entry })}: ${verb} ${r.outcomes.length} migration${r.outcomes.length === 1 ? '' : 's'} before the failure, now ${at}`
-    : `${label({ entry })}: ${baselined ? 'baselined' : verb} ${r.outcomes.length} migration${r.outcomes.length === 1 ? '' : 's'} in ${formatMs(r.durationMs)}, now ${at}`;
+    ? `${label(entry)}: ${verb} ${r.outcomes.length} migration${r.outcomes.length === 1 ? '' : 's'} before the failure, now ${at}`
+    : `${label(entry)}: ${baselined ? 'baselined' : verb} ${r.outcomes.length} migration${r.outcomes.length === 1 ? '' : 's'} in ${formatMs(r.durationMs)}, now ${at}`;
   const width = Math.max(...r.outcomes.map((o) => o.filename.length));
   const rows = r.outcomes.map(
     (o) =>
@@ -122,7 +122,7 @@ export function statusText(runs: readonly DatabaseRun<StatusResult>[], all: bool
     if (run.status !== 'ok') return failureLines(run, all);
     const s = run.value;
     const head =
-      `${label(run)}: ${s.appliedMigrations} applied, ${s.pendingMigrations} pending, ` +
+      `${label(run.entry)}: ${s.appliedMigrations} applied, ${s.pendingMigrations} pending, ` +
       `${s.currentVersion === null ? 'no version applied' : `at version ${s.currentVersion}`}` +
       `${s.lockActive ? ' (migration lock ACTIVE: see `mtool lock-status`)' : ''}`;
     if (s.entries.length === 0) return `${head}\n  no migration files in migrations/${s.database}/`;
@@ -183,13 +183,13 @@ export function historyText(runs: readonly DatabaseRun<HistoryResult>[], all: bo
   const blocks = runs.map((run) => {
     if (run.status !== 'ok') return failureLines(run, all);
     const h = run.value;
-    if (h.records.length === 0) return `${label(run)}: no migration applied yet`;
+    if (h.records.length === 0) return `${label(run.entry)}: no migration applied yet`;
     const table = formatTable(
       h.records.map((r) => ({ applied_at: r.appliedAt, version: r.version ?? '-', filename: r.filename, checksum: r.checksum.slice(0, 12), ms: `${r.executionMs} ms`, by: r.appliedBy })),
       ['applied_at', 'version', 'filename', 'checksum', 'ms', 'by'],
       ['APPLIED AT', 'VERSION', 'FILE', 'CHECKSUM', 'TIME', 'APPLIED BY'],
     );
-    return `${label(run)}: ${h.records.length} applied migration${h.records.length === 1 ? '' : 's'}, oldest first\n${indent(table)}`;
+    return `${label(run.entry)}: ${h.records.length} applied migration${h.records.length === 1 ? '' : 's'}, oldest first\n${indent(table)}`;
   });
   return withSummary(runs, blocks, all);
 }
