@@ -130,8 +130,15 @@ export interface Connection {
    * failing step's index ({@link failedStep}) and part ({@link failedPart}); the migrations
    * before it are recorded, and a transaction of the failing one is left open in the failed
    * state: ROLLBACK it.
+   *
+   * `recordMany` (MySQL, MariaDB): the driver records the migrations of a message in groups
+   * (see the driver) with that statement instead of each step's own record, so that a group of
+   * migrations pays one commit of the tracking table, not one each. After a failure it records
+   * the migrations that completed before it in the same way while the session lasts; where it
+   * cannot (the session was lost, or that statement failed too), the migrations between the last
+   * one reported recorded and the failing step ran whole without a row.
    */
-  sendAll?(steps: readonly StatementStep[], onRecorded?: (step: number, executionMs?: number) => void): Promise<void>;
+  sendAll?(steps: readonly StatementStep[], onRecorded?: (step: number, executionMs?: number) => void, recordMany?: RecordMany): Promise<void>;
   /**
    * The server sends the answers to a {@link sendAll} message together when it ends (or its
    * output buffer fills), not as each statement completes (PostgreSQL): `onRecorded` then tells
@@ -207,6 +214,13 @@ export interface StatementStep {
   /** COMMIT after the record. */
   readonly commit?: boolean;
 }
+
+/**
+ * The statement recording several migrations at once ({@link Connection.sendAll} on MySQL and
+ * MariaDB, where each migration runs outside a transaction): one row for each record step given,
+ * in order, with SQL for its execution time in whole milliseconds and for its `applied_at` (UTC).
+ */
+export type RecordMany = (rows: readonly { step: number; elapsedMsSql: string; appliedAtSql: string }[]) => string;
 
 /** The part of a {@link StatementStep} that failed. */
 export type StepPart = 'begin' | 'statement' | 'record' | 'commit';

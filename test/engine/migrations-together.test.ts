@@ -60,7 +60,7 @@ for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type ===
       const messages: string[] = [];
       const outcomes: MigrationOutcome[] = [];
       let setStatements = 0;
-      let mariadbServer = false;
+      let insertStatements = 0;
       const error = await withSession(entry(), app.root, logger, async (session) => {
         await session.store.ensureTables();
         const conn = session.conn;
@@ -73,7 +73,7 @@ for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type ===
           commit: () => note('COMMIT', () => conn.commit()),
           rollback: () => note('ROLLBACK', () => conn.rollback()),
           send: (step) => note('one', () => conn.send!(step)),
-          sendAll: (steps, onRecorded) => note(`all ${steps.filter((s) => s.record).length}`, () => conn.sendAll!(steps, onRecorded)),
+          sendAll: (steps, onRecorded, recordMany) => note(`all ${steps.filter((s) => s.record).length}`, () => conn.sendAll!(steps, onRecorded, recordMany)),
           serverVersion: () => conn.serverVersion(),
           close: () => conn.close(),
           ...(conn.sessionReset !== undefined ? { sessionReset: conn.sessionReset } : {}),
@@ -85,18 +85,20 @@ for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type ===
           signal: undefined,
           appliedBy: 'test@host',
         });
-        // SET statements the session ran (MySQL and MariaDB count them per session).
-        const sets = async () => (transactionalDdl ? 0 : Number((await conn.query("SHOW SESSION STATUS LIKE 'Com_set_option'")).rows[0]!.Value));
-        const setsBefore = await sets();
+        // SET and INSERT statements the session ran (MySQL and MariaDB count them per session).
+        const count = async (what: string) => (transactionalDdl ? 0 : Number((await conn.query(`SHOW SESSION STATUS LIKE '${what}'`)).rows[0]!.Value));
+        const setsBefore = await count('Com_set_option');
+        const insertsBefore = await count('Com_insert');
         const result = await exec.applyAll(files, ({ outcome }) => void outcomes.push(outcome)).then(
           () => undefined,
           (e: unknown) => e,
         );
-        setStatements = (await sets()) - setsBefore;
-        mariadbServer = /mariadb/i.test(await conn.serverVersion());
+        // NaN once the session is gone.
+        setStatements = await count('Com_set_option').then((n) => n - setsBefore, () => NaN);
+        insertStatements = await count('Com_insert').then((n) => n - insertsBefore, () => NaN);
         return result;
       });
-      return { messages, outcomes, error, setStatements, mariadbServer };
+      return { messages, outcomes, error, setStatements, insertStatements };
     }
 
     it('sends consecutive DDL migrations together and a migration that must run otherwise alone', async () => {
@@ -124,18 +126,18 @@ for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type ===
 
     it('gives each migration of a message its own execution time and the server time it was recorded', async () => {
       const before = Date.now();
-      // Slow and quick in turn: on MariaDB each record reads the start its predecessor's set,
-      // with two marks taking turns (MysqlConnection#message).
+      // Slow and quick in turn: on MySQL and MariaDB each migration's end is marked, and the
+      // group's one record reads the marks (recordGroupedPlan).
       await put('app__0001_slow.sql', migration([SLOW[target.type]!('slow1')]));
       await put('app__0002_quick.sql', migration(['CREATE TABLE quick2 (id integer)']));
       await put('app__0003_slow.sql', migration([SLOW[target.type]!('slow3')]));
       await put('app__0004_quick.sql', migration(['CREATE TABLE quick4 (id integer)', 'CREATE TABLE quick4b (id integer)']));
       await put('app__0005_slow.sql', migration(['CREATE TABLE before5 (id integer)', SLOW[target.type]!('slow5')]));
-      const { messages, outcomes, error, setStatements, mariadbServer } = await applyAll();
+      const { messages, outcomes, error, setStatements, insertStatements } = await applyAll();
       expect(error).toBeUndefined();
       expect(messages).toEqual(['all 5']);
-      // The start marks: one for the message on a MariaDB server, one per migration on MySQL.
-      if (!transactionalDdl) expect(setStatements).toBe(mariadbServer ? 1 : 5);
+      // The group's start mark, each migration's end mark, and one record for the five.
+      if (!transactionalDdl) expect([setStatements, insertStatements]).toEqual([6, 1]);
       const rows = await queryOnce(target, app.url, `SELECT filename, execution_ms, ${APPLIED_AT[target.type]} AS at FROM _mtool_migrations ORDER BY filename`);
       const slow = [true, false, true, false, true];
       rows.forEach((row, i) => (slow[i] ? expect(Number(row.execution_ms)).toBeGreaterThanOrEqual(380) : expect(Number(row.execution_ms)).toBeLessThan(380)));
@@ -247,6 +249,53 @@ for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type ===
       expect(await recorded()).toHaveLength(150);
     });
 
+    it.skipIf(transactionalDdl)('records the migrations of a message ten to a statement, each with its own row', async () => {
+      for (let i = 1; i <= 25; i++) await put(`app__${String(i).padStart(4, '0')}_t${i}.sql`, migration([`CREATE TABLE t${i} (id integer)`]));
+      const { messages, outcomes, error, insertStatements } = await applyAll();
+      expect(error).toBeUndefined();
+      expect(messages).toEqual(['all 25']);
+      expect(insertStatements).toBe(3);
+      expect(outcomes).toHaveLength(25);
+      expect(await recorded()).toEqual(outcomes.map((o) => o.filename));
+    });
+
+    it.skipIf(transactionalDdl)('a statement failing in the middle of a group: the migrations of the group before it are recorded after the failure', async () => {
+      for (let i = 1; i <= 13; i++) await put(`app__${String(i).padStart(4, '0')}_t${i}.sql`, migration([`CREATE TABLE t${i} (id integer)`]));
+      await put('app__0014_fails.sql', migration(['CREATE TABLE t1 (id integer)']));
+      const { outcomes, error, insertStatements } = await applyAll();
+      expect((error as Error).message).toMatch(/^app__0014_fails\.sql:2: .*no statement of migration app__0014_fails\.sql had run/);
+      expect((error as Error).message).not.toMatch(/Before it/);
+      // The first group's record, then the three of the second group in one after the failure.
+      expect(insertStatements).toBe(2);
+      expect(outcomes).toHaveLength(13);
+      expect(await recorded()).toHaveLength(13);
+    });
+
+    it.skipIf(transactionalDdl)('a session ended in the middle of a group: the error names the migrations that ran without a row, and --baseline records them', async () => {
+      for (let i = 1; i <= 3; i++) await put(`app__000${i}_t${i}.sql`, migration([`CREATE TABLE t${i} (id integer)`]));
+      await put('app__0004_slow.sql', migration(['CREATE TABLE slow4 AS SELECT SLEEP(3) AS x']));
+      const killer = (async () => {
+        for (let tries = 0; tries < 100; tries++) {
+          const rows = await queryOnce(target, app.url, "SELECT ID AS id FROM information_schema.PROCESSLIST WHERE INFO LIKE 'CREATE TABLE slow4%'");
+          if (rows.length > 0) return queryOnce(target, app.url, `KILL CONNECTION ${Number(rows[0]!.id)}`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        throw new Error('the slow migration never showed in the process list');
+      })();
+      const { error } = await applyAll();
+      await killer;
+      expect(error).toBeInstanceOf(MigrationFailedError);
+      const message = (error as Error).message;
+      expect(message).toMatch(/^app__0004_slow\.sql:2: /);
+      expect(message).toContain('Before it, migrations app__0001_t1.sql, app__0002_t2.sql, app__0003_t3.sql ran whole, but their tracking rows were not written');
+      expect(message).toContain('`mtool migrate --database app --baseline --to-version 0003`');
+      for (const t of ['t1', 't2', 't3']) expect(await tableExistsAt(target, app.url, t)).toBe(true);
+      expect(await recorded()).toEqual([]);
+      // What the message says to do records them without running them (their tables exist).
+      await engine.migrate(entry(), { root: app.root, log: logger }, { baseline: true, toVersion: '0003' });
+      expect(await recorded()).toEqual(['app__0001_t1.sql', 'app__0002_t2.sql', 'app__0003_t3.sql']);
+    });
+
     it('sends each statement alone with --perf, which logs every statement with its own time', async () => {
       await put('app__0001_a.sql', migration(['CREATE TABLE a (id integer)']));
       await put('app__0002_b.sql', migration(['CREATE TABLE b (id integer)']));
@@ -256,13 +305,14 @@ for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type ===
     });
 
     // --verbose logs each migration as it starts and ends: PostgreSQL answers a message at its
-    // end, so there the lines are true only with one migration to a message.
-    it(`with --verbose ${transactionalDdl ? 'sends each migration alone' : 'still sends migrations together (each answer arrives as it completes)'}`, async () => {
+    // end, and MySQL and MariaDB record a message's migrations in groups, so the lines are true
+    // only with one migration to a message.
+    it('with --verbose sends each migration alone', async () => {
       await put('app__0001_a.sql', migration(['CREATE TABLE a (id integer)']));
       await put('app__0002_b.sql', migration(['CREATE TABLE b (id integer)']));
       const { messages, outcomes, error } = await applyAll({ verbose: true });
       expect(error).toBeUndefined();
-      expect(messages).toEqual(transactionalDdl ? ['one', 'one'] : ['all 2']);
+      expect(messages).toEqual(['one', 'one']);
       expect(outcomes.map((o) => o.action)).toEqual(['applied', 'applied']);
       expect(await recorded()).toEqual(['app__0001_a.sql', 'app__0002_b.sql']);
     });

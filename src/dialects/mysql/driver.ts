@@ -8,38 +8,17 @@ import type { ErrorContext } from '../driver-error.js';
 import { importDriver } from '../import-driver.js';
 import { inPart, markFailedPart } from '../step-part.js';
 import { untilGone } from '../until-gone.js';
-import type { ConnectOptions, Connection, QueryResult, Row, StatementStep, StepPart } from '../types.js';
+import type { ConnectOptions, Connection, QueryResult, RecordMany, Row, StatementStep } from '../types.js';
 import type { MysqlFlavour } from './flavour.js';
+import { groupedRow, recordEachPlan, recordGroupedPlan, timesSql, type MessagePlan } from './message-plan.js';
 import { MysqlError } from './mysql-error.js';
 import { mysqlQuoting } from './quoting.js';
-
-/** Whole milliseconds since the migration's first statement in the message began (`@mtool_started`, set before it by {@link MysqlConnection.send} and {@link MysqlConnection.sendAll}). */
-const ELAPSED_MS_SQL = '(TIMESTAMPDIFF(MICROSECOND, @mtool_started, NOW(6)) DIV 1000)';
-
-/** Marks the start of a message's first migration (and, on MySQL, of each one). */
-const MARK_STARTED = 'SET @mtool_started = NOW(6)';
-
-/**
- * On a MariaDB server, the record of the `n`-th migration of a message (from 0): whole
- * milliseconds since the one before it was recorded (or since {@link MARK_STARTED}), and the mark
- * for the next one, set in the same statement. The two marks take turns, so no statement reads
- * the variable it sets (MariaDB leaves that order undefined). It spares each migration after the
- * first its own `SET` statement: a statement per migration, about a tenth of a millisecond of the
- * server's time each (`CREATE TABLE` alone took 0.5 ms), measured with mysql2 on a MariaDB 10.11
- * on tmpfs. MySQL 8 deprecates setting a variable outside `SET`: there every migration keeps its
- * own `SET`.
- */
-function chainedElapsedMsSql(n: number): string {
-  const [read, next] = n % 2 === 0 ? ['@mtool_started', '@mtool_next'] : ['@mtool_next', '@mtool_started'];
-  return `(TIMESTAMPDIFF(MICROSECOND, ${read}, ${next} := NOW(6)) DIV 1000)`;
-}
-
-/** The server's time in UTC with milliseconds, as a DATETIME(3) `applied_at` holds it (the session's time zone never shifts it). */
-const NOW_UTC_SQL = 'UTC_TIMESTAMP(3)';
 
 /** mysql2's query command, as far as `MysqlConnection#message` reads it. */
 interface QueryCommand {
   _resultIndex?: number;
+  /** Each result so far (an array of rows for a result set), where a callback was given. */
+  _rows?: unknown[];
   on(event: 'result', listener: () => void): unknown;
 }
 
@@ -185,68 +164,94 @@ class MysqlConnection implements Connection {
     if (step.commit) await inPart('commit', () => this.query('COMMIT'));
   }
 
-  async sendAll(steps: readonly StatementStep[], onRecorded?: (step: number) => void): Promise<void> {
+  async sendAll(steps: readonly StatementStep[], onRecorded?: (step: number, executionMs?: number) => void, recordMany?: RecordMany): Promise<void> {
     if (steps.some((s, i) => (s.begin && i > 0) || s.commit)) {
       throw new MtoolError('MTOOL_INTERNAL', `${this.#ctx.type} (${this.#ctx.databaseName}): a message may begin a transaction with its first step only, and commit none`);
     }
-    await this.#message(steps, onRecorded);
+    await this.#message(steps, onRecorded, recordMany);
   }
 
   /**
-   * Steps as one multi-statement query: the server stops at the first failing statement, and
-   * mysql2's count of the results before it names the part and its step. Each migration's
-   * execution time starts with its first step in the message (`@mtool_started`) when its record
-   * is in the message too, so its last statement's own time is in it; on a MariaDB server, after
-   * the message's first migration, with the record before it ({@link chainedElapsedMsSql}).
+   * Steps as one multi-statement query ({@link recordEachPlan}, or with `recordMany`
+   * {@link recordGroupedPlan}): the server stops at the first failing statement, and mysql2's
+   * count of the results before it names the part and its step. Grouped, each migration's time
+   * is the server's, as the row before its group's record returns it; after a failure the
+   * migrations that ended before it are recorded here while the session lasts ({@link #recordEnded}).
    */
-  async #message(steps: readonly StatementStep[], onRecorded?: (step: number) => void): Promise<void> {
-    const parts: { part: StepPart; step: number }[] = [];
-    const sql: string[] = [];
-    /** Result index of each record part → its step. */
-    const records = new Map<number, number>();
-    const add = (part: StepPart, step: number, text: string): void => {
-      if (part === 'record') records.set(parts.length, step);
-      parts.push({ part, step });
-      sql.push(text);
-    };
-    // A step starts a migration when the step before it carried a record; the migration's record
-    // is then the first one at or after it.
-    const recordAhead = new Array<boolean>(steps.length);
-    const chained = this.#mariadbServer;
-    let recorded = 0;
-    for (let i = steps.length - 1, ahead = false; i >= 0; i--) recordAhead[i] = ahead ||= steps[i]!.record !== undefined;
-    for (let i = 0; i < steps.length; i++) {
-      const step = steps[i]!;
-      if (step.begin) add('begin', i, 'START TRANSACTION');
-      if (recordAhead[i] && (i === 0 || (!chained && steps[i - 1]!.record !== undefined))) add('begin', i, MARK_STARTED);
-      add('statement', i, step.sql);
-      if (step.record) add('record', i, step.record(chained ? chainedElapsedMsSql(recorded++) : ELAPSED_MS_SQL, NOW_UTC_SQL));
-    }
+  async #message(steps: readonly StatementStep[], onRecorded?: (step: number, executionMs?: number) => void, recordMany?: RecordMany): Promise<void> {
+    const plan = recordMany ? recordGroupedPlan(steps, recordMany) : recordEachPlan(steps);
     // The callback connection under mysql2/promise's wrapper: its query command tells how far it
     // got (mysql2 advances `_resultIndex` on each "more results"), and emits each statement's
-    // result as the server sends it.
+    // result (each row of a result set) as the server sends it.
     const core = (this.#open() as unknown as { connection: { query(sql: string, done: (error: unknown) => void): QueryCommand } }).connection;
+    const times = new Map<number, number>();
+    let reported = -1;
+    const report = (recorded: readonly number[]): void => {
+      for (const step of recorded) {
+        onRecorded?.(step, times.get(step));
+        reported = step;
+      }
+    };
     let failedAt = 0;
     try {
       await new Promise<void>((resolve, reject) => {
-        const command = core.query(sql.join(';\n'), (error: unknown) => {
+        const command = core.query(plan.sql.join(';\n'), (error: unknown) => {
           if (!error) return resolve();
           failedAt = command._resultIndex ?? 0;
           reject(error);
         });
-        if (onRecorded && records.size > 0) {
+        if (plan.events.size > 0) {
           command.on('result', () => {
-            const step = records.get(command._resultIndex ?? -1);
-            if (step === undefined) return;
-            records.delete(command._resultIndex!);
-            onRecorded(step);
+            const index = command._resultIndex ?? -1;
+            const event = plan.events.get(index);
+            if (event === undefined) return;
+            // Grouped: the row of times, as mysql2 keeps a result set's rows for its callback.
+            if (recordMany) {
+              const values = Object.values((command._rows?.[index - 1] as object[] | undefined)?.[0] ?? {});
+              event.recorded.forEach((step, k) => values[k] !== undefined && times.set(step, Number(values[k])));
+            }
+            report(event.recorded);
           });
         }
       });
     } catch (e) {
-      const failed = parts[Math.min(failedAt, parts.length - 1)]!;
-      throw markFailedPart(this.#wrap(e), failed.part, failed.step);
+      const error = this.#wrap(e);
+      const failed = plan.parts[Math.min(failedAt, plan.parts.length - 1)]!;
+      if (!recordMany) throw markFailedPart(error, failed.part, failed.step);
+      const recorded = await this.#recordEnded(plan, failedAt, reported, recordMany, times);
+      if (recorded.length === 0) throw markFailedPart(error, failed.part, failed.step);
+      report(recorded);
+      if (failed.part !== 'record') throw markFailedPart(error, failed.part, failed.step);
+      // It failed between two migrations (a mark or a record, as a Ctrl-C's KILL QUERY can stop
+      // them): the next one never began, and with none left the message did all it had to.
+      const next = recorded[recorded.length - 1]! + 1;
+      if (next < steps.length) throw markFailedPart(error, 'begin', next);
     }
+  }
+
+  /**
+   * After a grouped message failed at part `failedAt`: record, on this session, the migrations
+   * that ran whole before it and were not recorded yet (those after step `reported`: the ones of
+   * the group that was open), their times read first into `times`. Returns the steps it
+   * recorded; none when there were none, the session was lost (its marks with it), or a statement
+   * failed: those migrations then ran without a row, as the caller tells from what was reported.
+   */
+  async #recordEnded(plan: MessagePlan, failedAt: number, reported: number, recordMany: RecordMany, times: Map<number, number>): Promise<number[]> {
+    const rows: ReturnType<typeof groupedRow>[] = [];
+    for (const [part, step] of plan.marks) {
+      // A mark that failed itself: the migration ran whole, its end was not marked.
+      if (part <= failedAt && step > reported) rows.push(groupedRow(step, plan.places.get(step)!, part < failedAt));
+    }
+    if (rows.length === 0 || this.#broken !== undefined) return [];
+    try {
+      const [[values]] = (await this.#open().query({ sql: timesSql(rows), rowsAsArray: true })) as unknown as [unknown[][]];
+      rows.forEach((row, k) => times.set(row.step, Number(values![k])));
+      await this.#open().query(recordMany(rows));
+    } catch (e) {
+      this.#wrap(e);
+      return [];
+    }
+    return rows.map((row) => row.step);
   }
 
   async begin(): Promise<void> {
@@ -319,15 +324,6 @@ class MysqlConnection implements Connection {
     const lost = typeof code === 'string' && LOST.has(code);
     if (lost) this.#broken = e;
     return new MysqlError(lost ? 'MTOOL_CONNECTION' : 'MTOOL_DATABASE', this.#ctx, e);
-  }
-
-  /**
-   * Whether the server announced itself as MariaDB in its handshake (a `mysql` database may be
-   * served by MariaDB, and a `mariadb` one by MySQL); false when mysql2 does not say.
-   */
-  get #mariadbServer(): boolean {
-    const core = (this.#connection as unknown as { connection?: { _handshakePacket?: { serverVersion?: unknown } } } | undefined)?.connection;
-    return /mariadb/i.test(String(core?._handshakePacket?.serverVersion ?? ''));
   }
 
   #open(): Mysql2Connection {

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextImmediate } from 'node:timers/promises';
 import { failedPart, failedStep } from '../../dialects/step-part.js';
-import type { Connection, Dialect, ServerVersion, SessionSwitch, SessionGuard, StatementStep } from '../../dialects/types.js';
+import type { Connection, Dialect, RecordMany, ServerVersion, SessionSwitch, SessionGuard, StatementStep } from '../../dialects/types.js';
 import { interruptedError, isConnectionError, MtoolError } from '../../errors.js';
 import type { MigrationFile, SqlStatement } from '../../parser/migration-file.js';
 import { firstTransactionControl, unendedTransaction } from '../../parser/transaction-control.js';
@@ -162,7 +162,8 @@ export class Executor {
    * files that run as the database runs DDL (PostgreSQL: each in a transaction of its own; MySQL
    * and MariaDB: outside one, DDL committing itself) go to the server several to a message where
    * the driver takes that ({@link Connection.sendAll}). The server still runs them one after the
-   * other, records (and commits) each right after its last statement and stops at the first
+   * other, records (and commits) each right after its last statement (MySQL and MariaDB: each
+   * group of them after the group's last, see {@link RecordMany}) and stops at the first
    * failing statement; what goes is its wait for the client between two migrations (the
    * answer's round trip and the client's turn), about as long as a small migration itself. Not
    * with `--perf` (each statement's own time is logged), with `--verbose` where the answers come
@@ -174,9 +175,11 @@ export class Executor {
   async applyAll(files: readonly MigrationFile[], onApplied: (applied: { outcome: MigrationOutcome; record: MigrationRecord }) => void): Promise<void> {
     // `--verbose` logs each migration as it starts and ends: where the answers to a message come
     // together at its end, only one migration at a time keeps those lines true.
-    const progress = this.#options.verbose && this.#conn.answersAtMessageEnd === true;
-    const together = this.#conn.sendAll !== undefined && !this.#options.perf && !progress && this.#options.groupWindowMs === undefined;
+    // Outside a transaction the driver records migrations in groups: the answers that say them
+    // recorded come together too.
     const inTransaction = this.#dialect.capabilities.transactionalDdl;
+    const progress = this.#options.verbose && (this.#conn.answersAtMessageEnd === true || !inTransaction);
+    const together = this.#conn.sendAll !== undefined && !this.#options.perf && !progress && this.#options.groupWindowMs === undefined;
     let batch: MigrationFile[] = [];
     /** Each batched file's transaction mode: its warning is logged as it starts, its outcome says `outside`. */
     let modes: TransactionMode[] = [];
@@ -221,8 +224,12 @@ export class Executor {
     modes: readonly TransactionMode[],
   ): Promise<void> {
     this.#checkAbort();
-    const records = new Array<MigrationRecord>(files.length);
-    const message = messageSteps(files, inTransaction, (f, msSql, nowSql, returningMs) => this.#store.insertStatement((records[f] = this.#recordFor(files[f]!, 0)), msSql, nowSql, returningMs));
+    const records = files.map((file) => this.#recordFor(file, 0));
+    const message = messageSteps(files, inTransaction, (f, msSql, nowSql, returningMs) => this.#store.insertStatement(records[f]!, msSql, nowSql, returningMs));
+    // Outside a transaction (MySQL, MariaDB) the driver records migrations several to a statement.
+    const recordMany: RecordMany | undefined = inTransaction
+      ? undefined
+      : (rows) => this.#store.insertManyStatement(rows.map((row) => ({ record: records[message.owners[row.step]!.file]!, executionMsSql: row.elapsedMsSql, appliedAtSql: row.appliedAtSql })));
     const log = (text: string): void => (this.#options.verbose ? this.#log.info(text) : this.#log.debug(text));
     const starting = (f: number): void => {
       if (modes[f]!.warning) this.#log.warn(modes[f]!.warning!);
@@ -256,21 +263,27 @@ export class Executor {
         // statements, where it had nothing to stop. Ask again (quietly, one request at a time)
         // as records arrive.
         let asking: Promise<void> | undefined;
-        await this.#conn.sendAll!(message.steps, (step, serverMs) => {
-          if (asked() && !asking) asking = this.#conn.cancel!().catch(() => undefined).finally(() => (asking = undefined));
-          recorded(step, serverMs);
-        });
+        await this.#conn.sendAll!(
+          message.steps,
+          (step, serverMs) => {
+            if (asked() && !asking) asking = this.#conn.cancel!().catch(() => undefined).finally(() => (asking = undefined));
+            recorded(step, serverMs);
+          },
+          recordMany,
+        );
       });
       // A driver that did not report every record: the message ran whole, so they all are.
       while (applied < files.length) recorded(message.recordSteps[applied]!);
     } catch (error) {
       // The files whose record the server reported are applied and recorded; the error belongs to
-      // the next one, whose statements before the failing step ran (and it, when its record
-      // failed), or were rolled back with its transaction.
-      const rolledBack = inTransaction ? await this.#rollbackAfter(files[applied]!, error) : false;
+      // the file of the failing step, whose statements before it ran (and it, when its record
+      // failed), or were rolled back with its transaction. Files between the two (records
+      // written in groups, whose group was not) ran whole without a row.
+      const failing = Math.max(applied, message.owners[failedStep(error)]?.file ?? applied);
+      const rolledBack = inTransaction ? await this.#rollbackAfter(files[failing]!, error) : false;
       await report(applied);
-      const { executed, failed } = ranBeforeFailure(message, applied, failedStep(error), failedPart(error));
-      throw this.#failure(files[applied]!, 'upgrade', error, failed, executed, rolledBack, inTransaction);
+      const { executed, failed } = ranBeforeFailure(message, failing, failedStep(error), failedPart(error));
+      throw this.#failure(files[failing]!, 'upgrade', error, failed, executed, rolledBack, inTransaction, [], recordMany ? files.slice(applied, failing) : undefined);
     }
     await report(files.length);
   }
@@ -735,6 +748,8 @@ export class Executor {
     inTransaction: boolean,
     /** Statements that ran in the transaction the file itself had begun, rolled back with it. */
     undone: readonly ExecutedStatement[] = [],
+    /** Recorded in groups: the migrations before it that ran whole but whose rows were not written. */
+    unrecorded?: readonly MigrationFile[],
   ): MigrationFailedError {
     const what = direction === 'rollback' ? `the rollback of ${file.filename}` : `migration ${file.filename}`;
     const cause = error instanceof Error ? error.message : String(error);
@@ -753,8 +768,14 @@ export class Executor {
       const known = executed.length === 0 ? '' : ` (known to have run: ${executed.map((s) => `line ${s.line}: ${statementPreview(s.text, 60)}`).join('; ')})`;
       tail =
         `the connection was lost while ${what} ran, so how far the database got is not known here${known}. ` +
-        `Run \`mtool status\` before running the command again: ${direction === 'rollback' ? 'a rollback the database finished removed its record' : 'a migration the database finished is recorded'}; ` +
-        `for one that is not, inspect the database for what its statements did and repair it.`;
+        `Run \`mtool status\` before running the command again: ${
+          direction === 'rollback'
+            ? 'a rollback the database finished removed its record'
+            : unrecorded === undefined
+              ? 'a migration the database finished is recorded'
+              : "a migration the database finished is recorded once the record of its group of migrations ran (mtool records them in groups here), so one may have finished without it"
+        }; ` +
+        `for one that is not recorded, inspect the database for what its statements did and repair it.`;
     } else if (executed.length === 0) {
       tail = undone.length === 0 ? `no statement of ${what} had run; the tracking table is unchanged.` : `none of the statements of ${what} remain: ${undoneNote}; the tracking table is unchanged.`;
     } else {
@@ -766,9 +787,25 @@ export class Executor {
         `statements of ${what} that already ran: ${list}. ${why}${undone.length === 0 ? '' : ` (${undoneNote})`}: inspect the database manually and repair it before running the command again. ` +
         `The tracking table is unchanged.`;
     }
+    if (unrecorded !== undefined && unrecorded.length > 0) tail = `${tail} ${this.#unrecordedNote(unrecorded, isConnectionError(error))}`;
     const hint = statement === undefined ? undefined : this.#dialect.failureHint?.(statement.text, error);
     if (hint !== undefined) tail = `${tail} ${hint}`;
     return new MigrationFailedError(`${head} — ${tail}`, { file: file.filename, line, rolledBack: rolledBack === true, executed: rolledBack === true ? [] : executed, database: this.#database, cause: error });
+  }
+
+  /**
+   * What to do about migrations that ran whole before a failure but have no row (their group's
+   * record was not written). After a lost connection the database may have gone on and written it.
+   */
+  #unrecordedNote(unrecorded: readonly MigrationFile[], lost: boolean): string {
+    const one = unrecorded.length === 1;
+    const names = unrecorded.map((file) => file.filename).join(', ');
+    const baseline = `mtool migrate --database ${this.#database} --baseline --to-version ${unrecorded[unrecorded.length - 1]!.version}`;
+    return (
+      `Before it, ${one ? `migration ${names} ran whole, but its tracking row was` : `migrations ${names} ran whole, but their tracking rows were`} not written ` +
+      `(on ${this.#dialect.type} mtool records consecutive migrations in groups, and ${lost ? 'the connection was lost' : 'the session failed'} before this group's record): ` +
+      `${lost ? `if \`mtool status\` shows ${one ? 'it' : 'them'} pending, ` : ''}check that ${one ? 'it' : 'they'} did what ${one ? 'it says' : 'they say'}, then record ${one ? 'it' : 'them'} without running ${one ? 'it' : 'them'} again: \`${baseline}\`.`
+    );
   }
 }
 

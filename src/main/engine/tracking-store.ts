@@ -152,6 +152,17 @@ export class TrackingStore {
     return `INSERT INTO ${q.ident(this.#table)} (${RECORD_COLUMNS}) VALUES (${this.#recordValues(record, executionMsSql ?? this.#executionMs(record), appliedAtSql).join(', ')})${returningMs ? RETURNING_MS : ''}`;
   }
 
+  /**
+   * One statement inserting several records, each with its execution time and `applied_at` as
+   * SQL computed on the server ({@link import('../../dialects/types.js').RecordMany}). Not for
+   * append-mode tables (ClickHouse), whose migrations are recorded one by one.
+   */
+  insertManyStatement(rows: readonly { record: MigrationRecord; executionMsSql: string; appliedAtSql: string }[]): string {
+    const q = this.#dialect.quote;
+    const values = rows.map((row) => `(${this.#recordValues(row.record, row.executionMsSql, row.appliedAtSql).join(', ')})`);
+    return `INSERT INTO ${q.ident(this.#table)} (${RECORD_COLUMNS}) VALUES ${values.join(', ')}`;
+  }
+
   /** Update the row of a re-applied repeatable migration (run by the executor); the SQL values as in {@link insertStatement}. */
   updateStatement(record: MigrationRecord, executionMsSql?: string, appliedAtSql?: string, returningMs?: boolean): string {
     if (this.#sql.writeMode === 'append') return this.#appendStatement(record, false);
