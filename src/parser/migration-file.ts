@@ -153,7 +153,8 @@ export function parseMigrationFile(input: MigrationFileInput): MigrationFile {
   // Markers and directives are comments, so they count only where a comment can start: not in a
   // block comment, a string or a dollar-quoted body that began on an earlier line. There a
   // marker-looking line is text like any other.
-  const context = new LexicalCursor(text, splitPreset(dialect));
+  const preset = splitPreset(dialect);
+  const context = new LexicalCursor(text, preset);
 
   lines.forEach((rawLine, index) => {
     const line = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine;
@@ -182,9 +183,10 @@ export function parseMigrationFile(input: MigrationFileInput): MigrationFile {
     }
     if (current) return;
     // Before the first section only comments and blank lines may appear.
-    if (where === IN_COMMENT) return;
     const trimmed = line.trim();
-    if (where === IN_CODE && (trimmed === '' || trimmed.startsWith('--') || trimmed.startsWith('/*'))) return;
+    if (where === IN_CODE && (trimmed === '' || trimmed.startsWith('--'))) return;
+    const inComment = where === IN_COMMENT || (where === IN_CODE && trimmed.startsWith('/*'));
+    if (inComment && !sqlAfterBlockComment(line, lineStarts[index]!, context, where === IN_CODE && preset.executableComments)) return;
     throw fail(lineNo, `SQL before the '-- upgrade' section; put statements under '-- upgrade' (or '-- rollback')`);
   });
 
@@ -242,4 +244,23 @@ export function parseMigrationFile(input: MigrationFileInput): MigrationFile {
     irreversible,
     directives,
   };
+}
+
+/**
+ * Whether a line that starts in or with a block comment holds SQL after it (`/* c *\/ SELECT 0;`),
+ * or is SQL itself: a MySQL/MariaDB executable comment (`/*!40101 SET NAMES utf8mb4 *\/`, as
+ * mysqldump writes them) runs. Comments end where the splitter's rules say (nested ones too), so
+ * the cursor, not a search for the first `*\/`, tells where code resumes.
+ */
+function sqlAfterBlockComment(line: string, lineStart: number, context: LexicalCursor, executableComments: boolean): boolean {
+  const executable = (text: string): boolean => executableComments && /^\/\*M?!/.test(text);
+  if (executable(line.trimStart())) return true;
+  for (let end = line.indexOf('*/'); end >= 0; end = line.indexOf('*/', end + 2)) {
+    if (context.contextAt(lineStart + end + 2) !== IN_CODE) continue;
+    const rest = line.slice(end + 2).trim();
+    if (rest === '' || rest.startsWith('--')) return false;
+    if (!rest.startsWith('/*') || executable(rest)) return true;
+  }
+  // The comment goes on to the next line.
+  return false;
 }

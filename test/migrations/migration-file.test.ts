@@ -85,6 +85,20 @@ describe('parseMigrationFile', () => {
     expect(error.message).toMatch(/app__0001_init\.sql:3: SQL before the '-- upgrade' section/);
   });
 
+  it('rejects SQL after a block comment before the first section, where it was dropped without a word', () => {
+    const before = (head: string, dialect: 'postgresql' | 'mysql' = 'postgresql') =>
+      errorOf(() => parseMigrationFile({ filename: 'app__0001_init.sql', path: 'migrations/app/app__0001_init.sql', content: `${head}\n-- upgrade\nSELECT 1;\n`, database: 'app', dialect })).message;
+    expect(before('/* c */ SELECT 0;')).toMatch(/app__0001_init\.sql:1: SQL before the '-- upgrade' section/);
+    expect(before('/* a\n b */ SELECT 0;')).toMatch(/app__0001_init\.sql:2: SQL before/);
+    // PostgreSQL's comments nest: the SQL comes after the outer one ends.
+    expect(before('/* a /* b */ c */ SELECT 0;')).toMatch(/:1: SQL before/);
+    // MySQL's do not: ` c */` is already SQL there. Its executable comments are SQL (mysqldump's headers).
+    expect(before('/* a /* b */ c */', 'mysql')).toMatch(/:1: SQL before/);
+    expect(before('/*!40101 SET NAMES utf8mb4 */;', 'mysql')).toMatch(/:1: SQL before/);
+    // Comments alone still pass.
+    for (const head of ['/* c */', '/* a */ /* b */ -- c', '/* a\n b */', '/* a /* b */ c */']) expect(parse(`${head}\n-- upgrade\nSELECT 1;\n`).upgrade).toHaveLength(1);
+  });
+
   it('rejects an unknown directive with its line and the known ones', () => {
     const error = errorOf(() => parse('-- upgrade\nSELECT 1;\n-- mtool: no-transactoin\n'));
     expect(error.message).toMatch(/app__0001_init\.sql:3: unknown directive '-- mtool: no-transactoin'; known directives: irreversible, no-transaction/);
