@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import type { Piscina as PiscinaPool } from 'piscina';
 import { MtoolError, type ErrorCode, ERROR_CODES } from '../errors.js';
 import type { MigrationFile } from '../parser/migration-file.js';
-import { unpackFiles, type ParseTask, type ParseTaskResult } from './parse-task.js';
+import { unpackFiles, type ParseTask, type ParseTaskError, type ParseTaskResult } from './parse-task.js';
 
 /**
  * The worker pool for large migration folders. Imported only by `loadMigrations` once a folder
@@ -41,14 +41,31 @@ export async function parseInPool(input: ParseTask): Promise<MigrationFile[]> {
     const results = await Promise.all(tasks);
     const files: MigrationFile[] = [];
     for (const result of results) {
-      if (!result.ok) {
-        const code = (result.error.code in ERROR_CODES ? result.error.code : 'MTOOL_INTERNAL') as ErrorCode;
-        throw new MtoolError(code, result.error.message, { database: result.error.database });
-      }
-      for (const file of unpackFiles(result.packed)) files.push(file);
+      if (!result.ok) throw errorOf(result.error);
+      const batch = unpackFiles(result.packed);
+      for (const { index, error } of result.failed) raiseOnRead(batch[index]!, errorOf(error));
+      for (const file of batch) files.push(file);
     }
     return files;
   } finally {
     await pool.destroy();
+  }
+}
+
+function errorOf(error: ParseTaskError): MtoolError {
+  const code = (error.code in ERROR_CODES ? error.code : 'MTOOL_INTERNAL') as ErrorCode;
+  return new MtoolError(code, error.message, { database: error.database });
+}
+
+/** A file that did not parse: reading its statements raises its error, as a lazy file's parse would. */
+function raiseOnRead(file: MigrationFile, error: MtoolError): void {
+  for (const key of ['upgrade', 'rollback', 'irreversible', 'directives'] as const) {
+    Object.defineProperty(file, key, {
+      get() {
+        throw error;
+      },
+      enumerable: true,
+      configurable: false,
+    });
   }
 }

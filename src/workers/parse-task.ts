@@ -35,7 +35,12 @@ export interface PackedFiles {
 
 type PackedMeta = Omit<MigrationFile, 'upgrade' | 'rollback'> & { up: number; down: number | null };
 
-export type ParseTaskResult = { ok: true; packed: PackedFiles } | { ok: false; error: ParseTaskError };
+/**
+ * A batch's files, and those of them that did not parse: each stands in the batch with its name
+ * fields and checksum, and its error is raised when its statements are first read, as the main
+ * thread's lazy files do (an applied file that no longer parses stops only what would run it).
+ */
+export type ParseTaskResult = { ok: true; packed: PackedFiles; failed: { index: number; error: ParseTaskError }[] } | { ok: false; error: ParseTaskError };
 
 const FIELDS = 5;
 

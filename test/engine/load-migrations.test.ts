@@ -58,4 +58,19 @@ describe.runIf(existsSync(built) || process.env.CI === 'true')('loadMigrations: 
     }
     expect((errors[1] as Error).message).toBe((errors[0] as Error).message);
   });
+
+  it('loads a folder holding a malformed file on both paths: its name and checksum known, its statements raising the error', async () => {
+    const { loadMigrations } = await import(built.href);
+    const options = { database: 'app', dialect: 'postgresql' };
+    // An applied file that no longer parses must not stop a status or a migrate that does not run it.
+    const [main, pooled] = await Promise.all([NEVER, ALWAYS].map((threshold) => loadMigrations(join(dir, 'bad'), { ...options, threshold })));
+    for (const files of [main, pooled]) {
+      expect(files.map((f: { filename: string }) => f.filename)).toEqual(['app__0001_ok.sql', 'app__0002_broken.sql']);
+      expect(files[0].upgrade).toHaveLength(1);
+      expect(() => files[1].upgrade).toThrow(/app__0002_broken\.sql/);
+      expect(() => files[1].rollback).toThrow(/app__0002_broken\.sql/);
+    }
+    expect(pooled[1].checksum).toBe(main[1].checksum);
+    expect(pooled[1].version).toBe('0002');
+  });
 });
