@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { TestProject, explain, migration } from './support/project.js';
-import { TARGETS, provision, targetReachable, type ProvisionedDatabase } from './support/targets.js';
+import { TestProject, explain, migration, projectPerTest } from './support/project.js';
+import { TARGETS, provision, targetReachable } from './support/targets.js';
 
 /**
  * A run that fails partway says what it did before the failure: on stdout, in text (the
@@ -10,16 +10,10 @@ import { TARGETS, provision, targetReachable, type ProvisionedDatabase } from '.
 for (const target of TARGETS.filter((t) => t.id === 'sqlite' || t.id === 'postgresql' || t.id === 'mariadb')) {
   const reachable = await targetReachable(target);
   describe.skipIf(!reachable)(`a run that fails partway on ${target.id}`, () => {
-    let db: ProvisionedDatabase | undefined;
-    let project: TestProject | undefined;
-    afterEach(async () => {
-      await project?.dispose();
-      await db?.drop();
-    });
+    const fresh = projectPerTest(target);
 
     async function setUp(): Promise<TestProject> {
-      db = await provision(target);
-      project = await TestProject.create([{ name: 'app', type: target.type, url: db.url }]);
+      const project = await fresh.create();
       await project.write('app__0001_a.sql', migration([target.createTable('a')], ['DROP TABLE a']));
       await project.write('app__0002_b.sql', migration([target.createTable('b')], ['DROP TABLE b']));
       await project.write('app__0003_c.sql', migration(['INSERT INTO missing_table VALUES (1)'], ['DROP TABLE c']));

@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { TestProject, explain, migration } from './support/project.js';
+import { describe, expect, it } from 'vitest';
+import { TestProject, explain, migration, projectPerTest } from './support/project.js';
 import { start, waitFor } from './support/running.js';
-import { TARGETS, provision, queryOnce, tableExistsAt, targetReachable, type EngineTarget, type ProvisionedDatabase } from './support/targets.js';
+import { TARGETS, provision, queryOnce, tableExistsAt, targetReachable, type EngineTarget } from './support/targets.js';
 
 /**
  * A process killed or stopped in the middle of a long migration: SIGKILL leaves the lock ACTIVE
@@ -42,16 +42,10 @@ const CASES: LongMigration[] = [
 for (const c of CASES) {
   const reachable = await targetReachable(c.target);
   describe.skipIf(!reachable)(`interrupting migrate on ${c.target.id}`, () => {
-    let db: ProvisionedDatabase | undefined;
-    let project: TestProject | undefined;
-    afterEach(async () => {
-      await project?.dispose();
-      await db?.drop();
-    });
+    const fresh = projectPerTest(c.target);
 
     async function setUp(): Promise<TestProject> {
-      db = await provision(c.target);
-      project = await TestProject.create([{ name: 'app', type: c.target.type, url: db.url }]);
+      const project = await fresh.create();
       await project.write('app__0001_first.sql', migration(['CREATE TABLE first_t (id integer primary key)'], ['DROP TABLE first_t']));
       await project.write('app__0002_long.sql', migration(c.long, ['DROP TABLE partial_t']));
       return project;
@@ -72,8 +66,8 @@ for (const c of CASES) {
       const exit = await run.exit;
       expect(exit.signal).toBe('SIGKILL');
 
-      expect(await tableExistsAt(c.target, db!.url, 'partial_t')).toBe(false);
-      expect(await tableExistsAt(c.target, db!.url, 'first_t')).toBe(!c.grouped);
+      expect(await tableExistsAt(c.target, fresh.db.url, 'partial_t')).toBe(false);
+      expect(await tableExistsAt(c.target, fresh.db.url, 'first_t')).toBe(!c.grouped);
       const history = await p.json(['history']);
       expect(history.data.databases.app.migrations.map((m: { filename: string }) => m.filename)).toEqual(c.grouped ? [] : ['app__0001_first.sql']);
 
@@ -94,8 +88,8 @@ for (const c of CASES) {
       const again = await p.run(['migrate']);
       expect(again.code, explain(again)).toBe(0);
       expect(again.stdout).toMatch(c.grouped ? /applied 2 migrations/ : /applied 1 migration/);
-      expect(await tableExistsAt(c.target, db!.url, 'partial_t')).toBe(true);
-      expect(await tableExistsAt(c.target, db!.url, 'first_t')).toBe(true);
+      expect(await tableExistsAt(c.target, fresh.db.url, 'partial_t')).toBe(true);
+      expect(await tableExistsAt(c.target, fresh.db.url, 'first_t')).toBe(true);
       expect((await p.run(['lock-status'])).stdout.trim()).toBe('Migration lock: INACTIVE');
     }, 90_000);
 
@@ -116,12 +110,12 @@ for (const c of CASES) {
         // the sleep is over and the migration rolled back, not left to end on its own.
         expect(run.stderr()).toContain('asked the server to stop the running statement');
         expect(run.stderr()).not.toContain('lock released from a second connection');
-        expect(await tableExistsAt(c.target, db!.url, 'partial_t')).toBe(false);
+        expect(await tableExistsAt(c.target, fresh.db.url, 'partial_t')).toBe(false);
         expect(run.stderr()).toMatch(/app__0002_long\.sql:\d+: .*cancel.*rolled back as a whole/);
-        const sleeping = await queryOnce(c.target, db!.url, "SELECT count(*) AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE 'SELECT pg_sleep(6)%'");
+        const sleeping = await queryOnce(c.target, fresh.db.url, "SELECT count(*) AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE 'SELECT pg_sleep(6)%'");
         expect(Number(sleeping[0]!.n)).toBe(0);
       }
-      await waitFor('the interrupted transaction to be discarded', async () => !(await tableExistsAt(c.target, db!.url, 'partial_t')), 15_000);
+      await waitFor('the interrupted transaction to be discarded', async () => !(await tableExistsAt(c.target, fresh.db.url, 'partial_t')), 15_000);
       await p.write('app__0002_long.sql', migration(c.quick, ['DROP TABLE partial_t']));
       const again = await p.run(['migrate']);
       expect(again.code, explain(again)).toBe(0);
@@ -143,48 +137,41 @@ async function terminateWhileApplying(project: TestProject, filename: string): P
   return run;
 }
 describe.skipIf(!(await targetReachable(mariadb)))('interrupting migrate on mariadb', () => {
-  let db: ProvisionedDatabase | undefined;
-  let project: TestProject | undefined;
-  afterEach(async () => {
-    await project?.dispose();
-    await db?.drop();
-  });
+  const fresh = projectPerTest(mariadb);
 
   it('SIGTERM stops the running statement on the server (KILL QUERY), records nothing for the migration and releases the lock', async () => {
-    db = await provision(mariadb);
-    project = await TestProject.create([{ name: 'app', type: 'mariadb', url: db.url }]);
+    const project = await fresh.create();
     await project.write('app__0001_first.sql', migration(['CREATE TABLE first_t (id integer primary key)']));
     // Data first: MariaDB runs the file in a transaction (DDL would commit on its own).
     await project.write('app__0002_long.sql', migration(['INSERT INTO first_t VALUES (1)', 'SELECT SLEEP(6)', 'INSERT INTO first_t VALUES (2)']));
     const run = await terminateWhileApplying(project, 'app__0002_long.sql');
     expect(run.stderr()).not.toContain('lock released from a second connection');
-    const sleeping = await queryOnce(mariadb, db.url, "SELECT count(*) AS n FROM information_schema.processlist WHERE info LIKE 'SELECT SLEEP(6)%'");
+    const sleeping = await queryOnce(mariadb, fresh.db.url, "SELECT count(*) AS n FROM information_schema.processlist WHERE info LIKE 'SELECT SLEEP(6)%'");
     expect(Number(sleeping[0]!.n)).toBe(0);
-    expect((await queryOnce(mariadb, db.url, 'SELECT id FROM first_t')).map((r) => Number(r.id))).toEqual([]);
+    expect((await queryOnce(mariadb, fresh.db.url, 'SELECT id FROM first_t')).map((r) => Number(r.id))).toEqual([]);
     const history = await project.json(['history']);
     expect(history.data.databases.app.migrations.map((m: { filename: string }) => m.filename)).toEqual(['app__0001_first.sql']);
     expect((await project.run(['lock-status'])).stdout.trim()).toBe('Migration lock: INACTIVE');
   }, 60_000);
 
   it('SIGTERM during a message of several DDL migrations stops it there: the later ones never run', async () => {
-    db = await provision(mariadb);
-    project = await TestProject.create([{ name: 'app', type: 'mariadb', url: db.url }]);
+    const project = await fresh.create();
     // Three files that start with DDL: one message (Executor.applyAll); the second runs for a while.
     await project.write('app__0001_first.sql', migration(['CREATE TABLE first_t (id integer primary key)']));
     await project.write('app__0002_long.sql', migration(['CREATE TABLE long_t AS SELECT SLEEP(6) AS x']));
     await project.write('app__0003_after.sql', migration(['CREATE TABLE after_t (id integer)']));
     const run = await terminateWhileApplying(project, 'app__0002_long.sql');
     expect(run.stderr()).toMatch(/app__0002_long\.sql:2: .*interrupted/i);
-    const sleeping = await queryOnce(mariadb, db.url, "SELECT count(*) AS n FROM information_schema.processlist WHERE info LIKE 'CREATE TABLE long_t%'");
+    const sleeping = await queryOnce(mariadb, fresh.db.url, "SELECT count(*) AS n FROM information_schema.processlist WHERE info LIKE 'CREATE TABLE long_t%'");
     expect(Number(sleeping[0]!.n)).toBe(0);
-    expect(await tableExistsAt(mariadb, db.url, 'after_t')).toBe(false);
+    expect(await tableExistsAt(mariadb, fresh.db.url, 'after_t')).toBe(false);
     const history = await project.json(['history']);
     expect(history.data.databases.app.migrations.map((m: { filename: string }) => m.filename)).toEqual(['app__0001_first.sql']);
     expect((await project.run(['lock-status'])).stdout.trim()).toBe('Migration lock: INACTIVE');
     // The next migrate applies the rest.
     const again = await project.run(['migrate']);
     expect(again.code, explain(again)).toBe(0);
-    expect(await tableExistsAt(mariadb, db.url, 'after_t')).toBe(true);
+    expect(await tableExistsAt(mariadb, fresh.db.url, 'after_t')).toBe(true);
   }, 60_000);
 });
 

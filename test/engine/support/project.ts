@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { DatabaseType } from '../../../src/dialects/types.js';
 import { runMtool, type CliResult } from '../../support/cli.js';
 import { provision, type EngineTarget, type ProvisionedDatabase } from './targets.js';
@@ -131,6 +131,32 @@ export function projectOn(target: EngineTarget, url: (db: ProvisionedDatabase) =
     },
     get project() {
       return project!;
+    },
+  };
+}
+
+/**
+ * For each test of the enclosing block that calls `create`: a fresh database of `target` and a
+ * project whose database `app` uses it (at the URL `url` makes of the database's, when given),
+ * both removed after the test.
+ */
+export function projectPerTest(target: EngineTarget): { create(url?: (db: ProvisionedDatabase) => string): Promise<TestProject>; readonly db: ProvisionedDatabase } {
+  let db: ProvisionedDatabase | undefined;
+  let project: TestProject | undefined;
+  afterEach(async () => {
+    await project?.dispose();
+    await db?.drop();
+    project = undefined;
+    db = undefined;
+  });
+  return {
+    async create(url = (created) => created.url) {
+      db = await provision(target);
+      project = await TestProject.create([{ name: 'app', type: target.type, url: url(db) }]);
+      return project;
+    },
+    get db() {
+      return db!;
     },
   };
 }
