@@ -1,5 +1,5 @@
 import { SqlSyntaxError } from '../errors.js';
-import { K_OTHER, MAX_KEYWORD_LENGTH, P_COLON, P_OTHER, P_RPAREN, P_STRING, keywordCode, keywordTable, wakeWords, wordEquals } from './block-keywords.js';
+import { K_BEGIN, K_END, K_OTHER, MAX_KEYWORD_LENGTH, P_COLON, P_OTHER, P_RPAREN, P_STRING, keywordCode, keywordTable, wakeWords, wordEquals } from './block-keywords.js';
 import { BlockTracker } from './block-tracker.js';
 import { PositionTracker } from './position-tracker.js';
 import type { SplitPreset } from './presets.js';
@@ -379,6 +379,16 @@ function inQualifiedName(sql: string, p: SplitPreset, wordPart: Uint8Array, j: n
   return c === 46 && !isDigit(sql.charCodeAt(k + 1));
 }
 
+/** Whether the statement's previous token, ending at `prevEnd`, is the word AS. */
+function afterAs(sql: string, wordPart: Uint8Array, prevEnd: number): boolean {
+  return (
+    prevEnd >= 2 &&
+    (sql.charCodeAt(prevEnd - 1) | 0x20) === 115 &&
+    (sql.charCodeAt(prevEnd - 2) | 0x20) === 97 &&
+    (prevEnd === 2 || !isWordPart(wordPart, sql.charCodeAt(prevEnd - 3)))
+  );
+}
+
 function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
 }
@@ -537,6 +547,8 @@ export function scanStatements(sql: string, preset: SplitPreset, file: string | 
           // `t.end`, `new.case`: a part of a qualified name is a name. `lastEnd` is the end of the
           // statement's previous token when there is one (the word is not its first).
           if (kw !== K_OTHER && inQualifiedName(sql, preset, wordPart, j, stmtStart < i ? lastEnd : -1)) kw = K_OTHER;
+          // `SELECT 1 AS end`: an alias (no grammar here puts BEGIN or END right after AS).
+          else if ((kw === K_END || kw === K_BEGIN) && stmtStart < i && afterAs(sql, wordPart, lastEnd)) kw = K_OTHER;
           if (kw !== K_OTHER || !blocks.idle) blocks.word(kw, i, sql.charCodeAt(j) === 40);
         }
         // PostgreSQL's E'...': the one-letter word E right before a quote prefixes a string

@@ -96,7 +96,7 @@ describe('mysql: statements between DELIMITER lines', () => {
   });
 });
 
-describe('block bodies: qualified names spelled like keywords', () => {
+describe('block bodies: qualified names and aliases spelled like keywords', () => {
   // Each statement in a body starts with SELECT: a statement never starts with a `.`, and
   // `BEGIN .x` would make BEGIN a qualifier.
   const bodies = {
@@ -105,7 +105,7 @@ describe('block bodies: qualified names spelled like keywords', () => {
     sqlite: (stmts: string[]) => `CREATE TRIGGER tr AFTER INSERT ON t\nBEGIN\n${stmts.map((s) => `SELECT ${s};\n`).join('')}END`,
   } as const;
   for (const [dialect, body] of Object.entries(bodies) as [keyof typeof bodies, (stmts: string[]) => string][]) {
-    it(`${dialect}: t.end, x . case, begin.y ... neither open nor close the body`, () => {
+    it(`${dialect}: t.end, x . case, begin.y, x AS end ... neither open nor close the body`, () => {
       fc.assert(
         fc.property(fc.array(statement(dialect, true), { minLength: 1, maxLength: 4 }), fc.array(statement(dialect, true), { minLength: 1, maxLength: 3 }), (inside, after) => {
           const block = body(inside);

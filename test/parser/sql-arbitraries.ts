@@ -68,6 +68,11 @@ const qualifiedKeyword = fc
   )
   .map(([kw, name, dot, after]) => (after ? `${name}${dot}${kw}` : `${kw}${dot}${name === '"t"' ? 't' : name}`));
 
+/** `x AS end`: an alias spelled like the words that open and close a body, which it must never do. */
+const aliasKeyword = fc
+  .tuple(fc.constantFrom('x', '1', "'s'", ')'), fc.constantFrom('AS', 'as', 'As'), fc.constantFrom(' ', '\n', ' /* c; */ '), fc.constantFrom('end', 'END', 'begin', 'Begin'))
+  .map(([before, as, gap, kw]) => `${before === ')' ? '(1)' : before} ${as}${gap}${kw}`);
+
 const commentText = content(['/', '*', '\n', '\r']);
 
 /** `/* ... *\/`, nested up to `depth` levels where the dialect nests them. */
@@ -94,7 +99,7 @@ interface Pieces {
 
 function piecesFor(dialect: SplitDialect, qualified: boolean): Pieces {
   const pieces = basePieces(dialect);
-  return qualified ? { ...pieces, tokens: [...pieces.tokens, qualifiedKeyword] } : pieces;
+  return qualified ? { ...pieces, tokens: [...pieces.tokens, qualifiedKeyword, aliasKeyword] } : pieces;
 }
 
 function basePieces(dialect: SplitDialect): Pieces {
@@ -129,7 +134,8 @@ const separator = fc.constantFrom(' ', '\n', '\t', '  ', '\r\n', ' \n ');
 /**
  * One statement: a token, then tokens and comments, then a token (when there is more than one
  * piece). With `qualified`, tokens include qualified names whose parts are spelled like block
- * keywords (`t.end`, `begin . x`), which must never open or close a block.
+ * keywords (`t.end`, `begin . x`) and aliases spelled like them (`x AS end`), which must never
+ * open or close a block.
  */
 export function statement(dialect: SplitDialect, qualified = false): fc.Arbitrary<string> {
   const { tokens, comments } = piecesFor(dialect, qualified);
