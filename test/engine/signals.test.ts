@@ -108,7 +108,7 @@ for (const c of CASES) {
       if (c.target.type === 'postgresql') {
         // The server was asked to stop the statement (Connection.cancel): by the time mtool exits,
         // the sleep is over and the migration rolled back, not left to end on its own.
-        expect(run.stderr()).toContain('asked the server to stop the running statement');
+        expect(run.stderr()).toContain('interrupted: asking the server to stop the running statement');
         expect(run.stderr()).not.toContain('lock released from a second connection');
         expect(await tableExistsAt(c.target, fresh.db.url, 'partial_t')).toBe(false);
         expect(run.stderr()).toMatch(/app__0002_long\.sql:\d+: .*cancel.*rolled back as a whole/);
@@ -133,7 +133,7 @@ async function terminateWhileApplying(project: TestProject, filename: string): P
   run.child.kill('SIGTERM');
   const exit = await run.exit;
   expect(exit.code, run.stderr()).toBe(143);
-  expect(run.stderr()).toContain('asked the server to stop the running statement');
+  expect(run.stderr()).toContain('interrupted: asking the server to stop the running statement');
   return run;
 }
 describe.skipIf(!(await targetReachable(mariadb)))('interrupting migrate on mariadb', () => {
@@ -190,7 +190,7 @@ describe.skipIf(!(await targetReachable(postgresql)))('interrupting migrate on p
       run.child.kill('SIGTERM');
       const exit = await run.exit;
       expect(exit.code, run.stderr()).toBe(143);
-      expect(run.stderr()).toContain('asked the server to stop the running statement');
+      expect(run.stderr()).toContain('interrupted: asking the server to stop the running statement');
       expect(run.stderr()).toMatch(/app__0001_long\.sql:\d+: .*cancel.*rolled back as a whole/);
       const lock = await project.run(['lock-status']);
       expect(lock.stdout.trim(), explain(lock)).toBe('Migration lock: INACTIVE');

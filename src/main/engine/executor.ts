@@ -432,9 +432,10 @@ export class Executor {
   }
 
   async #cancel(): Promise<void> {
+    // Said before asking: on ClickHouse the answer comes once the statement has stopped.
+    this.#log.warn(`${this.#database}: interrupted: asking the server to stop the running statement`);
     try {
       await this.#conn.cancel!();
-      this.#log.warn(`${this.#database}: interrupted: asked the server to stop the running statement`);
     } catch (error) {
       this.#log.warn(`${this.#database}: could not ask the server to stop the running statement`, { error });
     }
