@@ -311,40 +311,52 @@ export function isExecutableComment(sql: string, at: number): boolean {
   return c2 === 33 || ((c2 === 77 || c2 === 109) && sql.charCodeAt(at + 3) === 33);
 }
 
-/** End of the `$1` parameter, `$tag$ ... $tag$` string or lone `$` at `at`; -1 for an unterminated dollar quote. */
-export function endOfDollarToken(sql: string, at: number): number {
+/**
+ * Where the opening tag of a PostgreSQL dollar quote (`$$`, `$tag$`: the tag an identifier) or,
+ * with `heredocs`, a ClickHouse heredoc (the tag ASCII letters, digits and `_`) at `at` ends:
+ * right after its second `$`; -1 where the `$` opens none (`$1`, `$name`).
+ */
+export function quoteTagEnd(sql: string, at: number, heredocs: boolean): number {
   const n = sql.length;
   let j = at + 1;
-  const c1 = sql.charCodeAt(j);
+  if (heredocs) {
+    while (j < n && isHeredocTagPart(sql.charCodeAt(j))) j++;
+  } else if (sql.charCodeAt(j) !== 36) {
+    if (!isDollarTagStart(sql.charCodeAt(j))) return -1;
+    while (j < n && isDollarTagPart(sql.charCodeAt(j))) j++;
+  }
+  return j < n && sql.charCodeAt(j) === 36 ? j + 1 : -1;
+}
+
+/** End of the `$1` parameter, `$tag$ ... $tag$` string or lone `$` at `at`; -1 for an unterminated dollar quote. */
+export function endOfDollarToken(sql: string, at: number): number {
+  const c1 = sql.charCodeAt(at + 1);
   if (c1 >= 48 && c1 <= 57) {
+    const n = sql.length;
+    let j = at + 2;
     while (j < n && sql.charCodeAt(j) >= 48 && sql.charCodeAt(j) <= 57) j++;
     return j;
   }
-  if (c1 !== 36) {
-    if (!isDollarTagStart(c1)) return j;
-    while (j < n && isDollarTagPart(sql.charCodeAt(j))) j++;
-    if (sql.charCodeAt(j) !== 36) return at + 1; // `$name` without a closing `$` is not a quote
-  }
-  const tagLen = j + 1 - at;
-  const close = sql.indexOf(sql.slice(at, j + 1), j + 1);
-  return close < 0 ? -1 : close + tagLen;
+  const tagEnd = quoteTagEnd(sql, at, false);
+  if (tagEnd < 0) return at + 1; // a lone `$`, or `$name` without a closing `$`: not a quote
+  const close = sql.indexOf(sql.slice(at, tagEnd), tagEnd);
+  return close < 0 ? -1 : close + tagEnd - at;
 }
 
 /**
  * End of the ClickHouse token opened by `$` at token start `at`: a heredoc `$tag$ ... $tag$`
- * (tag: ASCII letters, digits and `_`, possibly empty; the close is the first later copy of the
- * opener, case-sensitive), or else the name that starts with the `$` (`$x`, `$a$`, a lone `$`),
- * which is what ClickHouse's lexer reads there. Never -1: nothing is left open.
+ * (the close is the first later copy of the opener, case-sensitive), or else the name that
+ * starts with the `$` (`$x`, `$a$`, a lone `$`), which is what ClickHouse's lexer reads there.
+ * Never -1: nothing is left open.
  */
 export function endOfHeredocToken(sql: string, wordPart: Uint8Array, at: number): number {
+  const tagEnd = quoteTagEnd(sql, at, true);
+  if (tagEnd >= 0) {
+    const close = sql.indexOf(sql.slice(at, tagEnd), tagEnd);
+    if (close >= 0) return close + tagEnd - at;
+  }
   const n = sql.length;
   let j = at + 1;
-  while (j < n && isHeredocTagPart(sql.charCodeAt(j))) j++;
-  if (j < n && sql.charCodeAt(j) === 36) {
-    const close = sql.indexOf(sql.slice(at, j + 1), j + 1);
-    if (close >= 0) return close + j + 1 - at;
-  }
-  j = at + 1;
   while (j < n && isWordPart(wordPart, sql.charCodeAt(j))) j++;
   return j;
 }

@@ -1,4 +1,5 @@
 import type { SplitPreset } from './presets.js';
+import { quoteTagEnd } from './scanner.js';
 
 /**
  * Statement text as tokens, by a dialect's lexical rules (its splitter preset): for the small
@@ -107,15 +108,15 @@ export function tokenize(text: string, lexer: SplitPreset): Token[] | undefined 
       continue;
     }
     if (ch === '$' && (lexer.dollarQuotes || lexer.heredocs)) {
-      // PostgreSQL dollar quotes (`$tag$`, the tag an identifier or empty); ClickHouse heredocs
-      // (the tag of ASCII letters, digits and '_', or empty), where an unclosed one is a name,
-      // which this reader leaves alone.
-      const tag = (lexer.dollarQuotes ? /^\$(?:[A-Za-z_\u0080-\uffff][A-Za-z0-9_\u0080-\uffff]*)?\$/ : /^\$[A-Za-z0-9_]*\$/).exec(text.slice(i, i + 80));
-      if (tag) {
-        const end = text.indexOf(tag[0], i + tag[0].length);
+      // PostgreSQL dollar quotes; ClickHouse heredocs, where an unclosed one is a name, which
+      // this reader leaves alone.
+      const tagEnd = quoteTagEnd(text, i, lexer.heredocs);
+      if (tagEnd >= 0) {
+        const tag = text.slice(i, tagEnd);
+        const end = text.indexOf(tag, tagEnd);
         if (end < 0) return undefined;
-        tokens.push({ kind: 'string', text: text.slice(i + tag[0].length, end), depth });
-        i = end + tag[0].length;
+        tokens.push({ kind: 'string', text: text.slice(tagEnd, end), depth });
+        i = end + tag.length;
         continue;
       }
     }
