@@ -393,12 +393,7 @@ function inQualifiedName(sql: string, p: SplitPreset, wordPart: Uint8Array, j: n
 
 /** Whether the statement's previous token, ending at `prevEnd`, is the word AS. */
 function afterAs(sql: string, wordPart: Uint8Array, prevEnd: number): boolean {
-  return (
-    prevEnd >= 2 &&
-    (sql.charCodeAt(prevEnd - 1) | 0x20) === 115 &&
-    (sql.charCodeAt(prevEnd - 2) | 0x20) === 97 &&
-    (prevEnd === 2 || !isWordPart(wordPart, sql.charCodeAt(prevEnd - 3)))
-  );
+  return prevEnd >= 2 && wordEquals(sql, prevEnd - 2, 'as') && (prevEnd === 2 || !isWordPart(wordPart, sql.charCodeAt(prevEnd - 3)));
 }
 
 function isDigit(c: number): boolean {

@@ -238,9 +238,9 @@ class MysqlConnection implements Connection {
    */
   async #recordEnded(plan: MessagePlan, failedAt: number, reported: number, recordMany: RecordMany, times: Map<number, number>): Promise<number[]> {
     const rows: ReturnType<typeof groupedRow>[] = [];
-    for (const [part, step] of plan.marks) {
+    for (const [part, { step, place }] of plan.marks) {
       // A mark that failed itself: the migration ran whole, its end was not marked.
-      if (part <= failedAt && step > reported) rows.push(groupedRow(step, plan.places.get(step)!, part < failedAt));
+      if (part <= failedAt && step > reported) rows.push(groupedRow(step, place, part < failedAt));
     }
     if (rows.length === 0 || this.#broken !== undefined) return [];
     try {

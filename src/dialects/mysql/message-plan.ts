@@ -10,10 +10,8 @@ export interface MessagePlan {
   parts: { part: StepPart; step: number }[];
   /** By part index: the part records these steps; grouped, the part before it returned their execution times as one row. */
   events: Map<number, { recorded: readonly number[] }>;
-  /** Grouped: by part index, the record step whose end the part marks. */
-  marks: Map<number, number>;
-  /** Grouped: each record step's place in its group (1, 2, ...), whose end mark is `@mtool_m<place>`. */
-  places: Map<number, number>;
+  /** Grouped: by part index, the record step whose end the part marks and its place in its group (1, 2, ...: its mark is `@mtool_m<place>`). */
+  marks: Map<number, { step: number; place: number }>;
 }
 
 /**
@@ -51,7 +49,7 @@ export function groupedRow(step: number, place: number, marked = true): { step: 
  * its first step in the message (`@mtool_started`), so its last statement's own time is in it.
  */
 export function recordEachPlan(steps: readonly StatementStep[]): MessagePlan {
-  const plan: MessagePlan = { sql: [], parts: [], events: new Map(), marks: new Map(), places: new Map() };
+  const plan: MessagePlan = { sql: [], parts: [], events: new Map(), marks: new Map() };
   // A step starts a migration when the step before it carried a record; the migration's record
   // is then the first one at or after it.
   const recordAhead = new Array<boolean>(steps.length);
@@ -79,7 +77,7 @@ export function recordEachPlan(steps: readonly StatementStep[]): MessagePlan {
  * together to time each migration by).
  */
 export function recordGroupedPlan(steps: readonly StatementStep[], recordMany: RecordMany): MessagePlan {
-  const plan: MessagePlan = { sql: [], parts: [], events: new Map(), marks: new Map(), places: new Map() };
+  const plan: MessagePlan = { sql: [], parts: [], events: new Map(), marks: new Map() };
   let group: number[] = [];
   let started = false;
   const lastRecord = steps.findLastIndex((s) => s.record !== undefined);
@@ -91,11 +89,10 @@ export function recordGroupedPlan(steps: readonly StatementStep[], recordMany: R
     add(plan, 'statement', i, steps[i]!.sql);
     if (steps[i]!.record === undefined) continue;
     group.push(i);
-    plan.places.set(i, group.length);
-    plan.marks.set(plan.parts.length, i);
+    plan.marks.set(plan.parts.length, { step: i, place: group.length });
     add(plan, 'record', i, `SET ${mark(group.length)} = UTC_TIMESTAMP(6)`);
     if (group.length < RECORD_GROUP && i < lastRecord) continue;
-    const rows = group.map((step) => groupedRow(step, plan.places.get(step)!));
+    const rows = group.map((step, k) => groupedRow(step, k + 1));
     add(plan, 'record', i, timesSql(rows));
     plan.events.set(plan.parts.length, { recorded: group });
     add(plan, 'record', i, recordMany(rows));
