@@ -46,6 +46,9 @@ export interface MigrationFile {
   directives: MigrationDirective[];
 }
 
+/** The fields that come from splitting a file (the others from its name and bytes): what a file parsed on first read computes then. */
+export const PARSED_FIELDS = ['upgrade', 'rollback', 'irreversible', 'directives'] as const;
+
 export interface MigrationFileInput {
   filename: string;
   path: string;

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import type { Piscina as PiscinaPool } from 'piscina';
 import { MtoolError, type ErrorCode, ERROR_CODES } from '../errors.js';
-import type { MigrationFile } from '../parser/migration-file.js';
+import { PARSED_FIELDS, type MigrationFile } from '../parser/migration-file.js';
 import { unpackFiles, type ParseTask, type ParseTaskError, type ParseTaskResult } from './parse-task.js';
 
 /**
@@ -59,7 +59,7 @@ function errorOf(error: ParseTaskError): MtoolError {
 
 /** A file that did not parse: reading its statements raises its error, as a lazy file's parse would. */
 function raiseOnRead(file: MigrationFile, error: MtoolError): void {
-  for (const key of ['upgrade', 'rollback', 'irreversible', 'directives'] as const) {
+  for (const key of PARSED_FIELDS) {
     Object.defineProperty(file, key, {
       get() {
         throw error;

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isMtoolError } from '../errors.js';
+import { isMtoolError, type MtoolError } from '../errors.js';
 import { unreadable } from '../main/migrations/read-directory.js';
 import { checksumOf, parseMigrationFile, type MigrationFile } from '../parser/migration-file.js';
 import { classifyMigrationName } from '../parser/migration-name.js';
-import { packFiles, type ParseTask, type ParseTaskResult } from './parse-task.js';
+import { packFiles, type ParseTask, type ParseTaskError, type ParseTaskResult } from './parse-task.js';
 
 /**
  * Worker entry of the piscina pool: read, hash and split one batch of migration files.
@@ -29,13 +29,18 @@ export default function parseBatch(task: ParseTask): ParseTaskResult {
       } catch (error) {
         const name = isMtoolError(error) ? classifyMigrationName(filename, task.database) : undefined;
         if (!isMtoolError(error) || !name) throw error;
-        failed.push({ index: files.length, error: { code: error.code, message: error.message, database: error.database } });
+        failed.push({ index: files.length, error: asData(error) });
         files.push({ filename, path, ...name, checksum: checksumOf(content), upgrade: [], rollback: undefined, irreversible: false, directives: [] });
       }
     }
     return { ok: true, packed: packFiles(files), failed };
   } catch (error) {
-    if (isMtoolError(error)) return { ok: false, error: { code: error.code, message: error.message, database: error.database } };
+    if (isMtoolError(error)) return { ok: false, error: asData(error) };
     return { ok: false, error: { code: 'MTOOL_INTERNAL', message: error instanceof Error ? (error.stack ?? error.message) : String(error), database: task.database } };
   }
+}
+
+/** An MtoolError as data that crosses the thread boundary with its code. */
+function asData(error: MtoolError): ParseTaskError {
+  return { code: error.code, message: error.message, database: error.database };
 }
