@@ -4,6 +4,7 @@ import type { Connection } from '../../src/dialects/types.js';
 import { withSession } from '../../src/main/engine/database-session.js';
 import * as engine from '../../src/main/engine/engine.js';
 import { Executor } from '../../src/main/engine/executor.js';
+import type { AppliedMigration } from '../../src/main/engine/hooks.js';
 import { ensureParsed, loadMigrations } from '../../src/main/engine/load-migrations.js';
 import { MigrationFailedError } from '../../src/main/engine/migration-error.js';
 import type { MigrationOutcome } from '../../src/main/engine/types.js';
@@ -54,7 +55,7 @@ for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type ===
      * `all N` for one sendAll of N migrations, `one` for a single step, `query <first word>`,
      * `BEGIN`, `COMMIT`, `ROLLBACK`.
      */
-    async function applyAll(options: { perf?: boolean; verbose?: boolean } = {}) {
+    async function applyAll(options: { perf?: boolean; verbose?: boolean; onCommit?: (committed: readonly AppliedMigration[], messageEnded: boolean) => void } = {}) {
       const files = await loadMigrations(entry().migrationsDir, { database: 'app', dialect: target.type === 'postgresql' ? 'postgresql' : 'mysql' });
       ensureParsed(files);
       const messages: string[] = [];
@@ -65,6 +66,7 @@ for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type ===
         await session.store.ensureTables();
         const conn = session.conn;
         const note = <T>(what: string, run: () => Promise<T>): Promise<T> => (messages.push(what), run());
+        let messageEnded = true;
         const noting: Connection = {
           type: conn.type,
           databaseName: conn.databaseName,
@@ -73,7 +75,12 @@ for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type ===
           commit: () => note('COMMIT', () => conn.commit()),
           rollback: () => note('ROLLBACK', () => conn.rollback()),
           send: (step) => note('one', () => conn.send!(step)),
-          sendAll: (steps, onRecorded, recordMany) => note(`all ${steps.filter((s) => s.record).length}`, () => conn.sendAll!(steps, onRecorded, recordMany)),
+          sendAll: (steps, onRecorded, recordMany) =>
+            note(`all ${steps.filter((s) => s.record).length}`, async () => {
+              messageEnded = false;
+              await conn.sendAll!(steps, onRecorded, recordMany);
+              messageEnded = true;
+            }),
           serverVersion: () => conn.serverVersion(),
           close: () => conn.close(),
           ...(conn.sessionReset !== undefined ? { sessionReset: conn.sessionReset } : {}),
@@ -84,6 +91,7 @@ for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type ===
           verbose: options.verbose ?? false,
           signal: undefined,
           appliedBy: 'test@host',
+          ...(options.onCommit ? { onCommit: async (committed: readonly AppliedMigration[]) => options.onCommit!(committed, messageEnded) } : {}),
         });
         // SET and INSERT statements the session ran (MySQL and MariaDB count them per session).
         const count = async (what: string) => (transactionalDdl ? 0 : Number((await conn.query(`SHOW SESSION STATUS LIKE '${what}'`)).rows[0]!.Value));
@@ -257,6 +265,18 @@ for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type ===
       expect(insertStatements).toBe(3);
       expect(outcomes).toHaveLength(25);
       expect(await recorded()).toEqual(outcomes.map((o) => o.filename));
+    });
+
+    it.skipIf(transactionalDdl)('hands the migrations of a message on as their group is recorded, before the message ends (a deferred snapshot reads their tables meanwhile)', async () => {
+      for (let i = 1; i <= 25; i++) await put(`app__${String(i).padStart(4, '0')}_t${i}.sql`, migration([`CREATE TABLE t${i} (id integer)`]));
+      const commits: { versions: string; messageEnded: boolean }[] = [];
+      const { messages, outcomes, error } = await applyAll({ onCommit: (committed, messageEnded) => void commits.push({ versions: committed.map((c) => c.file.version).join(','), messageEnded }) });
+      expect(error).toBeUndefined();
+      expect(messages).toEqual(['all 25']);
+      const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => String(from + i).padStart(4, '0')).join(',');
+      expect(commits.map((c) => c.versions)).toEqual([range(1, 10), range(11, 20), range(21, 25)]);
+      expect(commits[0]!.messageEnded).toBe(false);
+      expect(outcomes.map((o) => o.version)).toEqual(range(1, 25).split(','));
     });
 
     it.skipIf(transactionalDdl)('a statement failing in the middle of a group: the migrations of the group before it are recorded after the failure', async () => {

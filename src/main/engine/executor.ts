@@ -240,6 +240,10 @@ export class Executor {
     // reported by the server as each record is written.
     let applied = 0;
     let mark = performance.now();
+    /** Migrations of this message handed to `onApplied` and `onCommit` so far. */
+    let reported = 0;
+    let reportDue = false;
+    let reporting: Promise<void> = Promise.resolve();
     starting(0);
     const recorded = (step: number, serverMs?: number): void => {
       const f = message.owners[step]!.file;
@@ -252,10 +256,23 @@ export class Executor {
       applied++;
       log(`applied ${files[f]!.filename} in ${formatMs(record.executionMs)}`);
       if (applied < files.length) starting(applied);
+      // Reported as the records arrive (where the driver streams them, MySQL and MariaDB: ten
+      // at a time), not at the message's end: a deferred snapshot then reads the tables of a
+      // message's migrations while the rest of it runs, and at the batch's end only the last few.
+      if (!reportDue) {
+        reportDue = true;
+        queueMicrotask(() => void report(applied).catch(() => undefined));
+      }
     };
-    const report = async (count: number): Promise<void> => {
-      for (let f = 0; f < count; f++) onApplied({ outcome: appliedOutcome(files[f]!, records[f]!.executionMs, modes[f]!.outside), record: records[f]! });
-      if (count > 0) await this.#options.onCommit?.(files.slice(0, count).map((file, f) => ({ file, record: records[f]! })));
+    const report = (count: number): Promise<void> => {
+      reportDue = false;
+      const from = reported;
+      if (count <= from) return reporting;
+      reported = count;
+      for (let f = from; f < count; f++) onApplied({ outcome: appliedOutcome(files[f]!, records[f]!.executionMs, modes[f]!.outside), record: records[f]! });
+      const committed = files.slice(from, count).map((file, k) => ({ file, record: records[from + k]! }));
+      reporting = reporting.then(() => this.#options.onCommit?.(committed));
+      return reporting;
     };
     try {
       await this.#cancellable(async (asked) => {
