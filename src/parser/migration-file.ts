@@ -56,6 +56,8 @@ export interface MigrationFileInput {
   /** Database of the folder the file is in: `<db>__` prefixes must equal it. */
   database: string;
   dialect: SplitDialect;
+  /** The SHA-256 of `content` when the caller has it already (a folder read hashes each file as it reads it). */
+  checksum?: string;
 }
 
 const SECTION_MARKER = /^\s*--\s*(upgrade|rollback)\s*$/i;
@@ -241,7 +243,7 @@ export function parseMigrationFile(input: MigrationFileInput): MigrationFile {
     kind: name.kind,
     ...(name.version === undefined ? {} : { version: name.version }),
     description: name.description,
-    checksum: checksumOf(input.content),
+    checksum: input.checksum ?? checksumOf(input.content),
     upgrade,
     rollback,
     irreversible,

@@ -139,7 +139,7 @@ async function readFolder(prefix: string, filenames: readonly string[], options:
 function parsedOf(folder: Folder, file: MigrationFile): MigrationFile {
   let parsed = folder.parsed.get(file.filename);
   if (parsed === undefined) {
-    const input: MigrationFileInput = { filename: file.filename, path: file.path, content: folder.content(folder.index.get(file.filename)!), database: folder.database, dialect: folder.dialect };
+    const input: MigrationFileInput = { filename: file.filename, path: file.path, content: folder.content(folder.index.get(file.filename)!), database: folder.database, dialect: folder.dialect, checksum: file.checksum };
     parsed = parseMigrationFile(input);
     folder.parsed.set(file.filename, parsed);
   }
