@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkExpression } from '../../src/dialects/mysql/introspector.js';
 import { renderMysqlTable } from '../../src/dialects/mysql/renderer.js';
 import { mariadbSchemaFlavour, mysqlSchemaFlavour, schemaFlavourOf } from '../../src/dialects/mysql/schema-flavour.js';
-import type { DatabaseType } from '../../src/dialects/types.js';
+import type { Connection, DatabaseType } from '../../src/dialects/types.js';
 import { col, compileModels, foreignKey, index, sql, table } from '../../src/schema/index.js';
 import { serverStatus, useFreshConnections } from '../support/databases.js';
 import { canon, execAll, introspect, render } from './round-trip.js';
@@ -167,6 +167,22 @@ for (const type of ['mysql', 'mariadb'] as const satisfies readonly DatabaseType
       expect(statements[0]).toMatch(/^CREATE TABLE `users` \(/);
       expect(statements).toContain('CREATE FULLTEXT INDEX `ft_users_name` ON `users` (`name`)');
       expect(statements).toContain('CREATE INDEX `idx_users_name` ON `users` (`name`(10), `nick` DESC)');
+    });
+
+    it('asks a connection once which optional information_schema columns its server has, and reads the same IR again', async () => {
+      const conn = await fresh();
+      await execAll(conn, HAND_WRITTEN);
+      const asked: string[] = [];
+      const counting: Connection = { ...conn, query: (sql) => (asked.push(sql), conn.query(sql)) };
+      const featureQueries = () => asked.filter((q) => q.includes("TABLE_SCHEMA = 'information_schema'")).length;
+      const first = await introspect(counting);
+      expect(featureQueries()).toBe(1);
+      const again = await introspect(counting, { tables: ['users'] });
+      expect(featureQueries()).toBe(1);
+      expect(canon(again.tables.users)).toBe(canon(first.tables.users));
+      // Another connection asks for itself.
+      await introspect({ ...counting });
+      expect(featureQueries()).toBe(2);
     });
   });
 }

@@ -26,6 +26,27 @@ import { schemaFlavourOf, type MysqlSchemaFlavour } from './schema-flavour.js';
  *   listed as a constraint, since rendering `json` creates it again.
  * - `options.tables`: every query reads only those tables (none when no table matched).
  */
+/**
+ * Which optional information_schema columns the server has, asked once per connection: one
+ * server never changes them, and a deferred snapshot's follower introspects its connection
+ * dozens of times in a batch, each information_schema query costing the server a few ms.
+ */
+const featuresByConnection = new WeakMap<Connection, Promise<Set<string>>>();
+
+function serverFeatures(conn: Connection, run: (what: string, sql: string) => Promise<Row[]>): Promise<Set<string>> {
+  let features = featuresByConnection.get(conn);
+  if (features === undefined) {
+    features = run('server features', `SELECT CONCAT(TABLE_NAME, '.', COLUMN_NAME) AS f FROM information_schema.COLUMNS
+    WHERE TABLE_SCHEMA = 'information_schema' AND ((TABLE_NAME = 'STATISTICS' AND COLUMN_NAME = 'EXPRESSION') OR (TABLE_NAME = 'CHECK_CONSTRAINTS' AND COLUMN_NAME = 'CHECK_CLAUSE'))`).then(
+      (rows) => new Set(rows.map((r) => String(r.f).toUpperCase())),
+    );
+    featuresByConnection.set(conn, features);
+    // A failed read is not kept: the next introspection asks again.
+    features.catch(() => featuresByConnection.delete(conn));
+  }
+  return features;
+}
+
 export async function introspectMysql(conn: Connection, options: IntrospectOptions = {}): Promise<SchemaIR> {
   const run = async (what: string, sql: string): Promise<Row[]> => {
     try {
@@ -41,9 +62,7 @@ export async function introspectMysql(conn: Connection, options: IntrospectOptio
   }
   const flavour: MysqlSchemaFlavour = schemaFlavourOf(String(session?.version ?? ''));
   const db = q.literal(database);
-  const features = await run('server features', `SELECT CONCAT(TABLE_NAME, '.', COLUMN_NAME) AS f FROM information_schema.COLUMNS
-    WHERE TABLE_SCHEMA = 'information_schema' AND ((TABLE_NAME = 'STATISTICS' AND COLUMN_NAME = 'EXPRESSION') OR (TABLE_NAME = 'CHECK_CONSTRAINTS' AND COLUMN_NAME = 'CHECK_CLAUSE'))`);
-  const has = new Set(features.map((r) => String(r.f).toUpperCase()));
+  const has = await serverFeatures(conn, run);
 
   // Asked for some tables: every query reads only those (information_schema then opens only their definitions).
   const only = (column: string) => (options.tables ? ` AND ${column} IN (${options.tables.length > 0 ? options.tables.map((t) => q.literal(t)).join(', ') : 'NULL'})` : '');
