@@ -179,7 +179,7 @@ for (const type of ['mysql', 'mariadb'] as const satisfies readonly DatabaseType
       expect(featureQueries()).toBe(1);
       const again = await introspect(counting, { tables: ['users'] });
       expect(featureQueries()).toBe(1);
-      expect(canon(again.tables.users)).toBe(canon(first.tables.users));
+      expect(again.tables.users).toEqual(first.tables.users);
       // Another connection asks for itself.
       await introspect({ ...counting });
       expect(featureQueries()).toBe(2);
