@@ -7,26 +7,6 @@ import { mysqlQuoting as q } from './quoting.js';
 import { schemaFlavourOf, type MysqlSchemaFlavour } from './schema-flavour.js';
 
 /**
- * Read a MySQL or MariaDB database (the connection's, or `options.schema`) into the schema IR
- * with one `information_schema` query per kind of object: tables, columns, index parts, foreign
- * keys with their column lists, check constraints. Server differences (MariaDB quotes literal
- * defaults and says `current_timestamp()`, MySQL does not) are in `schema-flavour.ts`, chosen by
- * what the server reports, not by the configured type.
- *
- * - `COLUMN_TYPE` gives the type with `unsigned`, display widths removed (except `tinyint(1)`,
- *   boolean); `enum(...)` lists become `enum_values`.
- * - A column collation equal to its table's is left out (`collation: null`).
- * - Indexes MySQL creates by itself for a foreign key (named after it, on its columns) are left
- *   out: rendering the foreign key creates them again. Prefix lengths (`name(10)`) go to
- *   `attrs.prefix_lengths`.
- * - InnoDB treats RESTRICT and NO ACTION alike and MariaDB reports an unspecified action as
- *   RESTRICT, so both read as `NO ACTION`.
- * - MariaDB's JSON is `longtext` plus a column-level `json_valid` check: the pair reads as `json`
- *   (what MySQL reports and what `compileModels` writes for both types), and the check is not
- *   listed as a constraint, since rendering `json` creates it again.
- * - `options.tables`: every query reads only those tables (none when no table matched).
- */
-/**
  * Which optional information_schema columns the server has, asked once per connection: one
  * server never changes them, and a deferred snapshot's follower introspects its connection
  * dozens of times in a batch, each information_schema query costing the server a few ms.
@@ -47,6 +27,26 @@ function serverFeatures(conn: Connection, run: (what: string, sql: string) => Pr
   return features;
 }
 
+/**
+ * Read a MySQL or MariaDB database (the connection's, or `options.schema`) into the schema IR
+ * with one `information_schema` query per kind of object: tables, columns, index parts, foreign
+ * keys with their column lists, check constraints. Server differences (MariaDB quotes literal
+ * defaults and says `current_timestamp()`, MySQL does not) are in `schema-flavour.ts`, chosen by
+ * what the server reports, not by the configured type.
+ *
+ * - `COLUMN_TYPE` gives the type with `unsigned`, display widths removed (except `tinyint(1)`,
+ *   boolean); `enum(...)` lists become `enum_values`.
+ * - A column collation equal to its table's is left out (`collation: null`).
+ * - Indexes MySQL creates by itself for a foreign key (named after it, on its columns) are left
+ *   out: rendering the foreign key creates them again. Prefix lengths (`name(10)`) go to
+ *   `attrs.prefix_lengths`.
+ * - InnoDB treats RESTRICT and NO ACTION alike and MariaDB reports an unspecified action as
+ *   RESTRICT, so both read as `NO ACTION`.
+ * - MariaDB's JSON is `longtext` plus a column-level `json_valid` check: the pair reads as `json`
+ *   (what MySQL reports and what `compileModels` writes for both types), and the check is not
+ *   listed as a constraint, since rendering `json` creates it again.
+ * - `options.tables`: every query reads only those tables (none when no table matched).
+ */
 export async function introspectMysql(conn: Connection, options: IntrospectOptions = {}): Promise<SchemaIR> {
   const run = async (what: string, sql: string): Promise<Row[]> => {
     try {

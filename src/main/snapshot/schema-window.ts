@@ -311,9 +311,9 @@ export class SchemaWindow {
  * part of the schema. PostgreSQL: 100 of 1000 tables read in part take longer than all 1000.
  * MariaDB's information_schema opens only the tables named, so a part costs the server no more
  * than all of them up to about three quarters (median of 5, 2 cores: 500 of 1000 tables 42 ms
- * against 58 ms for all, 750 60 ms; 200 of 400 18 ms against 17 ms), and every table read costs
- * the client its IR and snapshot lines: a deferred snapshot's follower, whose first reads ask for
- * 100 of 150-400 tables as a batch of CREATE TABLEs starts, read 700 tables more in full.
+ * against 58 ms for all, 750 60 ms; 200 of 400 18 ms against 17 ms), while every table read
+ * costs the client its IR and snapshot lines (a deferred snapshot's follower, as a batch of
+ * CREATE TABLEs starts, asks for 100 tables of a few hundred).
  */
 function readsInFull(asked: number, tableCount: number, dialect: DdlSyntax['dialect']): boolean {
   return asked > 32 && (dialect === 'mysql' ? asked * 4 > tableCount * 3 : asked * 4 > tableCount);
