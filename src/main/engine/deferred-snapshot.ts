@@ -169,7 +169,7 @@ export function deferredSnapshots(options: DeferredSnapshotOptions): Required<Pi
   };
 
   /** MySQL, MariaDB: the followed schema, once the last migrations' tables are read; its connection closed. */
-  const followed = async (following: Following, follow: Follow, event: AfterBatchEvent, log: Logger): Promise<{ schema: SchemaIR; aheadMs: number } | undefined> => {
+  const followed = async (following: Following, follow: Follow, event: AfterBatchEvent, log: Logger): Promise<{ schema: SchemaIR; aheadMs: number; atEnd: number } | undefined> => {
     const inTail = new Set(following.pending);
     const ran = event.applied.filter((a) => inTail.has(a.file)).length;
     // Those that ran and were not reported, and the one that failed (it may have run in part).
@@ -178,7 +178,7 @@ export function deferredSnapshots(options: DeferredSnapshotOptions): Required<Pi
       const schema = await follow.follower.finish(rest);
       const stop = follow.follower.stopped;
       if (stop) log.debug(`schema not followed to the end (${stop.reason}); the snapshot reads it in full`, stop.error === undefined ? {} : { error: stop.error });
-      return schema ? { schema, aheadMs: follow.follower.reads.ms } : undefined;
+      return schema ? { schema, aheadMs: follow.follower.reads.ms, atEnd: follow.follower.reads.atEnd } : undefined;
     } finally {
       await (await follow.reader)?.close().catch(() => undefined);
     }
@@ -240,6 +240,8 @@ export function deferredSnapshots(options: DeferredSnapshotOptions): Required<Pi
         bytes,
         introspection: fresh ? 'partial' : 'full',
         ...(fresh ? { read_ahead_ms: round(fresh.aheadMs) } : {}),
+        // Followed (MySQL, MariaDB): how many migrations' tables were left to read after the batch.
+        ...(fresh && 'atEnd' in fresh ? { followed_at_end: fresh.atEnd } : {}),
       });
     },
   };

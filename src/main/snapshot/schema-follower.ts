@@ -53,8 +53,8 @@ export class SchemaFollower {
   #draining: Promise<void> | undefined;
   #stop: FollowerStop | undefined;
   readonly #onRead: ((schema: SchemaIR) => void) | undefined;
-  /** Reads done and their time (reads in full included). */
-  readonly reads = { count: 0, ms: 0 };
+  /** Reads done and their time (reads in full included); `atEnd`: migrations whose tables {@link finish} had left to read. */
+  readonly reads = { count: 0, ms: 0, atEnd: 0 };
 
   private constructor(open: () => Promise<SchemaWindow>, onRead: ((schema: SchemaIR) => void) | undefined) {
     this.#open = open;
@@ -95,6 +95,7 @@ export class SchemaFollower {
   async finish(rest: readonly MigrationFile[]): Promise<SchemaIR | undefined> {
     await this.#draining;
     this.#queue.push(...rest);
+    this.reads.atEnd = this.#queue.length;
     await this.#drain(true);
     const window = await this.#window;
     return this.#stop || !window ? undefined : window.schema;
