@@ -152,6 +152,13 @@ export interface Connection {
    */
   queryArrays?(sql: string): Promise<unknown[][]>;
   /**
+   * Several reading statements in one message, where the protocol takes several at once (MySQL
+   * and MariaDB multi-statements): each statement's rows, in order, as {@link query} gives them.
+   * The server stops at the first failing statement, and the error does not tell which one
+   * failed. Absent: {@link query} each.
+   */
+  queryMany?(statements: readonly string[]): Promise<Row[][]>;
+  /**
    * Ask the server, from another session, to stop the statement this session runs now (Ctrl-C /
    * SIGTERM during a long migration statement): it then fails at once and its transaction rolls
    * back (ClickHouse, which has no transactions: `KILL QUERY` by the statement's query_id; what it

@@ -169,20 +169,58 @@ for (const type of ['mysql', 'mariadb'] as const satisfies readonly DatabaseType
       expect(statements).toContain('CREATE INDEX `idx_users_name` ON `users` (`name`(10), `nick` DESC)');
     });
 
-    it('asks a connection once which optional information_schema columns its server has, and reads the same IR again', async () => {
+    it('asks a connection once for its server version and optional information_schema columns, and reads the same IR again', async () => {
       const conn = await fresh();
       await execAll(conn, HAND_WRITTEN);
       const asked: string[] = [];
-      const counting: Connection = { ...conn, query: (sql) => (asked.push(sql), conn.query(sql)) };
-      const featureQueries = () => asked.filter((q) => q.includes("TABLE_SCHEMA = 'information_schema'")).length;
+      // Spread: the driver's methods stay behind, so each read goes through query().
+      const counting: Connection = { ...conn, query: (sql) => (asked.push(sql), conn.query(sql)), serverVersion: () => conn.serverVersion() };
+      const factQueries = () => asked.filter((q) => q.includes("TABLE_SCHEMA = 'information_schema'") || q.includes('VERSION()')).length;
       const first = await introspect(counting);
-      expect(featureQueries()).toBe(1);
+      expect(factQueries()).toBe(2);
       const again = await introspect(counting, { tables: ['users'] });
-      expect(featureQueries()).toBe(1);
+      expect(factQueries()).toBe(2);
       expect(again.tables.users).toEqual(first.tables.users);
       // Another connection asks for itself.
       await introspect({ ...counting });
-      expect(featureQueries()).toBe(2);
+      expect(factQueries()).toBe(4);
+    });
+
+    it('sends the reads of an introspection in one message, and names the read that fails when that message fails', async () => {
+      const conn = await fresh();
+      await execAll(conn, HAND_WRITTEN);
+      const expected = await introspect(conn);
+      const messages: string[][] = [];
+      const queries: string[] = [];
+      const watched = (queryMany: (statements: readonly string[]) => Promise<Record<string, unknown>[][]>): Connection => ({
+        type: conn.type,
+        databaseName: conn.databaseName,
+        query: (sql) => (queries.push(sql), conn.query(sql)),
+        queryMany: (statements) => (messages.push([...statements]), queryMany(statements)),
+        begin: () => conn.begin(),
+        commit: () => conn.commit(),
+        rollback: () => conn.rollback(),
+        serverVersion: () => conn.serverVersion(),
+        close: async () => undefined,
+      });
+      const batched = watched((statements) => conn.queryMany!(statements));
+      expect(canon(await introspect(batched))).toBe(canon(expected));
+      // The server facts (once per connection), then the session, foreign keys, tables, columns, indexes and checks together;
+      // the foreign key rules after them, as the schema has foreign keys.
+      expect(messages.map((m) => m.length)).toEqual([2, 6]);
+      expect(queries).toHaveLength(1);
+      expect(queries[0]).toContain('REFERENTIAL_CONSTRAINTS');
+      expect(canon(await introspect(batched, { tables: ['orgs'] }))).toBe(canon({ ...expected, tables: { orgs: expected.tables.orgs! }, indexes: Object.fromEntries(Object.entries(expected.indexes).filter(([, i]) => i.table === 'orgs')), constraints: Object.fromEntries(Object.entries(expected.constraints).filter(([, c]) => c.table === 'orgs')) }));
+      expect(messages).toHaveLength(3);
+
+      // A message that fails: the reads run one by one, and the error names the read that failed.
+      messages.length = 0;
+      queries.length = 0;
+      const failing = watched(() => Promise.reject(new Error('message refused')));
+      expect(canon(await introspect(failing))).toBe(canon(expected));
+      expect(queries.length).toBeGreaterThanOrEqual(8);
+      const broken: Connection = { ...failing, query: (sql) => (sql.includes('information_schema.STATISTICS') ? Promise.reject(new Error('no such view')) : failing.query(sql)) };
+      await expect(introspect(broken)).rejects.toThrow(/reading indexes: no such view/);
     });
   });
 }

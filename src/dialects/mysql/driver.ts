@@ -146,6 +146,18 @@ class MysqlConnection implements Connection {
     }
   }
 
+  async queryMany(statements: readonly string[]): Promise<Row[][]> {
+    const connection = this.#open();
+    try {
+      const [result] = await connection.query(statements.join(';\n'));
+      // One statement answers with its rows, several with a result per statement.
+      const results = statements.length === 1 ? [result] : (result as unknown[]);
+      return results.map((r) => (Array.isArray(r) ? (r as Row[]) : []));
+    } catch (e) {
+      throw this.#wrap(e);
+    }
+  }
+
   async queryArrays(sql: string): Promise<unknown[][]> {
     const connection = this.#open();
     try {

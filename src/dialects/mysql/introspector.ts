@@ -6,25 +6,56 @@ import type { Connection, Row } from '../types.js';
 import { mysqlQuoting as q } from './quoting.js';
 import { schemaFlavourOf, type MysqlSchemaFlavour } from './schema-flavour.js';
 
-/**
- * Which optional information_schema columns the server has, asked once per connection: one
- * server never changes them, and a deferred snapshot's follower introspects its connection
- * dozens of times in a batch, each information_schema query costing the server a few ms.
- */
-const featuresByConnection = new WeakMap<Connection, Promise<Set<string>>>();
+/** What a connection's server never changes: its version (the schema flavour) and which optional information_schema columns it has. */
+interface ServerFacts {
+  version: string;
+  features: Set<string>;
+}
 
-function serverFeatures(conn: Connection, run: (what: string, sql: string) => Promise<Row[]>): Promise<Set<string>> {
-  let features = featuresByConnection.get(conn);
-  if (features === undefined) {
-    features = run('server features', `SELECT CONCAT(TABLE_NAME, '.', COLUMN_NAME) AS f FROM information_schema.COLUMNS
-    WHERE TABLE_SCHEMA = 'information_schema' AND ((TABLE_NAME = 'STATISTICS' AND COLUMN_NAME = 'EXPRESSION') OR (TABLE_NAME = 'CHECK_CONSTRAINTS' AND COLUMN_NAME = 'CHECK_CLAUSE'))`).then(
-      (rows) => new Set(rows.map((r) => String(r.f).toUpperCase())),
-    );
-    featuresByConnection.set(conn, features);
+type Read = { what: string; sql: string };
+type Run = (what: string, sql: string) => Promise<Row[]>;
+
+/**
+ * {@link ServerFacts}, asked once per connection: a deferred snapshot's follower introspects its
+ * connection dozens of times in a batch.
+ */
+const factsByConnection = new WeakMap<Connection, Promise<ServerFacts>>();
+
+function serverFacts(conn: Connection, run: Run): Promise<ServerFacts> {
+  let facts = factsByConnection.get(conn);
+  if (facts === undefined) {
+    facts = readAll(conn, run, [
+      { what: 'the server version', sql: 'SELECT VERSION() AS version' },
+      {
+        what: 'server features',
+        sql: `SELECT CONCAT(TABLE_NAME, '.', COLUMN_NAME) AS f FROM information_schema.COLUMNS
+    WHERE TABLE_SCHEMA = 'information_schema' AND ((TABLE_NAME = 'STATISTICS' AND COLUMN_NAME = 'EXPRESSION') OR (TABLE_NAME = 'CHECK_CONSTRAINTS' AND COLUMN_NAME = 'CHECK_CLAUSE'))`,
+      },
+    ]).then(([version, features]) => ({ version: String(version![0]?.version ?? ''), features: new Set(features!.map((r) => String(r.f).toUpperCase())) }));
+    factsByConnection.set(conn, facts);
     // A failed read is not kept: the next introspection asks again.
-    features.catch(() => featuresByConnection.delete(conn));
+    facts.catch(() => factsByConnection.delete(conn));
   }
-  return features;
+  return facts;
+}
+
+/**
+ * The rows of each read, in one message where the connection takes several statements at once
+ * ({@link Connection.queryMany}): one round trip instead of one per read, which the server and
+ * the client each pay for in wake-ups (a follower's read of 30 tables asks six). When that
+ * message fails, the reads run one by one, so that the error names the read that failed.
+ */
+async function readAll(conn: Connection, run: Run, reads: readonly Read[]): Promise<Row[][]> {
+  if (reads.length > 1 && conn.queryMany) {
+    try {
+      return await conn.queryMany(reads.map((r) => r.sql));
+    } catch {
+      // Below, one by one: the failing read names itself.
+    }
+  }
+  const rows: Row[][] = [];
+  for (const read of reads) rows.push(await run(read.what, read.sql));
+  return rows;
 }
 
 /**
@@ -48,21 +79,18 @@ function serverFeatures(conn: Connection, run: (what: string, sql: string) => Pr
  * - `options.tables`: every query reads only those tables (none when no table matched).
  */
 export async function introspectMysql(conn: Connection, options: IntrospectOptions = {}): Promise<SchemaIR> {
-  const run = async (what: string, sql: string): Promise<Row[]> => {
+  const run: Run = async (what, sql) => {
     try {
       return (await conn.query(sql)).rows;
     } catch (e) {
       throw new MtoolError(e instanceof MtoolError ? e.code : 'MTOOL_DATABASE', `${conn.type} (${conn.databaseName}): reading ${what}: ${(e as Error).message}`, { cause: e, database: conn.databaseName });
     }
   };
-  const [session] = await run('the session', 'SELECT DATABASE() AS db, VERSION() AS version');
-  const database = options.schema ?? (session?.db as string | null);
-  if (!database) {
-    throw new MtoolError('MTOOL_USAGE', `${conn.type} (${conn.databaseName}): no database selected to introspect; put the database name in the URL path (mysql://host/<database>)`, { database: conn.databaseName });
-  }
-  const flavour: MysqlSchemaFlavour = schemaFlavourOf(String(session?.version ?? ''));
-  const db = q.literal(database);
-  const has = await serverFeatures(conn, run);
+  const facts = await serverFacts(conn, run);
+  const flavour: MysqlSchemaFlavour = schemaFlavourOf(facts.version);
+  const has = facts.features;
+  // The schema as SQL: DATABASE() unless one is named, so the reads need not wait for the session's answer.
+  const db = options.schema === undefined ? 'DATABASE()' : q.literal(options.schema);
 
   // Asked for some tables: every query reads only those (information_schema then opens only their definitions).
   const only = (column: string) => (options.tables ? ` AND ${column} IN (${options.tables.length > 0 ? options.tables.map((t) => q.literal(t)).join(', ') : 'NULL'})` : '');
@@ -74,37 +102,55 @@ export async function introspectMysql(conn: Connection, options: IntrospectOptio
   // queries joined further down: MariaDB's information_schema join of these views reads every
   // table's constraints whatever the filter (it grew with the schema: 7 ms at 400 tables per
   // partial snapshot), while each view filtered on its own stays constant.
-  const fkParts = none
-    ? []
-    : await run('foreign keys', `SELECT k.TABLE_NAME AS tbl, k.CONSTRAINT_NAME AS name, k.COLUMN_NAME AS col, k.REFERENCED_TABLE_SCHEMA AS ref_schema,
+  const reads: Read[] = [{ what: 'the session', sql: 'SELECT DATABASE() AS db' }];
+  if (!none) {
+    reads.push(
+      {
+        what: 'foreign keys',
+        sql: `SELECT k.TABLE_NAME AS tbl, k.CONSTRAINT_NAME AS name, k.COLUMN_NAME AS col, k.REFERENCED_TABLE_SCHEMA AS ref_schema,
       k.REFERENCED_TABLE_NAME AS ref_table, k.REFERENCED_COLUMN_NAME AS ref_col
     FROM information_schema.KEY_COLUMN_USAGE k
     WHERE k.TABLE_SCHEMA = ${db} AND k.REFERENCED_TABLE_NAME IS NOT NULL${only('k.TABLE_NAME')}
-    ORDER BY k.TABLE_NAME, k.CONSTRAINT_NAME, k.ORDINAL_POSITION`);
-  const tables = none ? [] : await run('tables', `SELECT TABLE_NAME AS name, TABLE_COMMENT AS comment, TABLE_COLLATION AS collation FROM information_schema.TABLES
-    WHERE TABLE_SCHEMA = ${db} AND TABLE_TYPE = 'BASE TABLE'${only('TABLE_NAME')} ORDER BY TABLE_NAME`);
-  const picked = !options.tables || tables.length > 0;
-  const columns = !picked ? [] : await run('columns', `SELECT TABLE_NAME AS tbl, COLUMN_NAME AS name, COLUMN_TYPE AS type, IS_NULLABLE AS nullable, COLUMN_DEFAULT AS dflt,
+    ORDER BY k.TABLE_NAME, k.CONSTRAINT_NAME, k.ORDINAL_POSITION`,
+      },
+      {
+        what: 'tables',
+        sql: `SELECT TABLE_NAME AS name, TABLE_COMMENT AS comment, TABLE_COLLATION AS collation FROM information_schema.TABLES
+    WHERE TABLE_SCHEMA = ${db} AND TABLE_TYPE = 'BASE TABLE'${only('TABLE_NAME')} ORDER BY TABLE_NAME`,
+      },
+      {
+        what: 'columns',
+        sql: `SELECT TABLE_NAME AS tbl, COLUMN_NAME AS name, COLUMN_TYPE AS type, IS_NULLABLE AS nullable, COLUMN_DEFAULT AS dflt,
       EXTRA AS extra, COLLATION_NAME AS collation, COLUMN_COMMENT AS comment, GENERATION_EXPRESSION AS generated
-    FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ${db}${only('TABLE_NAME')} ORDER BY TABLE_NAME, ORDINAL_POSITION`);
-  const stats = !picked ? [] : await run('indexes', `SELECT TABLE_NAME AS tbl, INDEX_NAME AS name, NON_UNIQUE AS non_unique, COLUMN_NAME AS col, SUB_PART AS sub_part,
+    FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ${db}${only('TABLE_NAME')} ORDER BY TABLE_NAME, ORDINAL_POSITION`,
+      },
+      {
+        what: 'indexes',
+        sql: `SELECT TABLE_NAME AS tbl, INDEX_NAME AS name, NON_UNIQUE AS non_unique, COLUMN_NAME AS col, SUB_PART AS sub_part,
       COLLATION AS collation, INDEX_TYPE AS type${has.has('STATISTICS.EXPRESSION') ? ', EXPRESSION AS expr' : ', NULL AS expr'}
-    FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ${db}${only('TABLE_NAME')} ORDER BY TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX`);
+    FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ${db}${only('TABLE_NAME')} ORDER BY TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX`,
+      },
+    );
+    if (has.has('CHECK_CONSTRAINTS.CHECK_CLAUSE')) {
+      reads.push({ what: 'check constraints', sql: options.tables ? `SELECT * FROM (${flavour.checkQuery(db)}) chk WHERE 1 = 1${only('chk.table_name')}` : flavour.checkQuery(db) });
+    }
+  }
+  // Rows of a table the tables query did not list (a view's columns, one dropped meanwhile) find no table below and are left out.
+  const [session, fkParts = [], tables = [], columns = [], stats = [], checks = []] = await readAll(conn, run, reads);
+  const database = options.schema ?? (session![0]?.db as string | null | undefined);
+  if (!database) {
+    throw new MtoolError('MTOOL_USAGE', `${conn.type} (${conn.databaseName}): no database selected to introspect; put the database name in the URL path (mysql://host/<database>)`, { database: conn.databaseName });
+  }
   const fkRules =
     fkParts.length === 0
       ? []
       : await run('foreign key rules', `SELECT r.TABLE_NAME AS tbl, r.CONSTRAINT_NAME AS name, r.UPDATE_RULE AS on_update, r.DELETE_RULE AS on_delete
-    FROM information_schema.REFERENTIAL_CONSTRAINTS r WHERE r.CONSTRAINT_SCHEMA = ${db}${only('r.TABLE_NAME')}`);
+    FROM information_schema.REFERENTIAL_CONSTRAINTS r WHERE r.CONSTRAINT_SCHEMA = ${q.literal(database)}${only('r.TABLE_NAME')}`);
   const rules = new Map(fkRules.map((r) => [`${String(r.tbl)}\u0000${String(r.name)}`, r]));
   const fkColumns = fkParts.flatMap((k) => {
     const rule = rules.get(`${String(k.tbl)}\u0000${String(k.name)}`);
     return rule ? [{ ...k, on_update: rule.on_update, on_delete: rule.on_delete }] : [];
   });
-  const checks =
-    picked && has.has('CHECK_CONSTRAINTS.CHECK_CLAUSE')
-      ? await run('check constraints', options.tables ? `SELECT * FROM (${flavour.checkQuery(db)}) chk WHERE 1 = 1${only('chk.table_name')}` : flavour.checkQuery(db))
-      : [];
-
   const ir: SchemaIR = { tables: {}, enums: {}, indexes: {}, constraints: {} };
   const collations = new Map<string, string | null>();
   for (const t of tables) {

@@ -30,6 +30,7 @@ export function tracedConnection(conn: Connection, log: Logger): Connection {
     rollback: () => run('ROLLBACK', () => conn.rollback()),
     ...(conn.exec ? { exec: (sql: string) => run(sql, () => conn.exec!(sql)) } : {}),
     ...(conn.sessionReset !== undefined ? { sessionReset: conn.sessionReset } : {}),
+    ...(conn.queryMany ? { queryMany: (statements: readonly string[]) => run(statements.join(';\n'), () => conn.queryMany!(statements)) } : {}),
     ...(conn.queryArrays ? { queryArrays: (sql: string) => run(sql, () => conn.queryArrays!(sql)) } : {}),
     serverVersion: () => conn.serverVersion(),
     ...(conn.cancel ? { cancel: () => conn.cancel!() } : {}),
