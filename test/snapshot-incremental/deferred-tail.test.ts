@@ -11,7 +11,7 @@ import { CASES } from './window-cases.js';
 
 /**
  * `--defer-snapshots` reads the schema on a second connection while the batch's last migrations
- * run (on MySQL and MariaDB, by default, all of them: a SchemaFollower), then re-reads only the
+ * run (128 by default; on MySQL and MariaDB a SchemaFollower follows them), then re-reads only the
  * tables they touched (deferred-snapshot.ts, SchemaWindow.follow). Whatever that read saw (the
  * schema before the tail, as PostgreSQL's snapshot guarantees; on MySQL and MariaDB each table as
  * some tail migration left it), the snapshot must be the live schema at the end: checked for
@@ -42,6 +42,8 @@ interface DeferredRun {
   debug: string[];
   /** The schema reads for snapshots: how many tables each asked for (`all`: in full), in order. */
   reads: unknown[];
+  /** How many tables each of those reads found. */
+  readTables: unknown[];
 }
 
 /** `migrate --defer-snapshots` of `migrations` on a fresh database, the last `tail` read ahead of (undefined: as mtool chooses). */
@@ -69,6 +71,7 @@ async function deferred(target: EngineTarget, migrations: readonly string[], tai
       warnings: logged.filter((l) => l.level === 'WARNING').map((l) => l.message),
       debug: logged.filter((l) => l.level === 'DEBUG').map((l) => String(l.message)),
       reads: logged.filter((l) => String(l.message).startsWith('schema read for snapshots')).map((l) => l.asked),
+      readTables: logged.filter((l) => String(l.message).startsWith('schema read for snapshots')).map((l) => l.tables),
     };
   } finally {
     await disposeDialects();
@@ -156,17 +159,23 @@ for (const id of ['mysql', 'mariadb']) {
   const target = TARGETS.find((t) => t.id === id)!;
   describe.skipIf(!(await targetReachable(target)))(`deferred snapshot followed while the batch runs (${id})`, () => {
     it('reads the tables of migrations as their records are written, and at the end only those of the last few', async () => {
-      const run = await deferred(target, longBatch(320), undefined);
+      const migrations = longBatch(320);
+      const run = await deferred(target, migrations, undefined);
       expect(run.error).toBeUndefined();
       expect(run.warnings).toEqual([]);
       expect(run.snapshot).toBe(run.live);
       expect(run.written).toMatchObject({ introspection: 'partial', read_ahead_ms: expect.any(Number), followed_at_end: expect.any(Number) });
-      // In full at the start, then the tables of the migrations recorded since the last read
-      // (ten to a row group) once 30 wait: fewer than 30 left after the batch (the last message
-      // alone holds 20).
+      // In full as the tail (the last 128) starts, then the tables of the migrations recorded
+      // since the last read (ten to a row group) once 30 wait: fewer than 30 left after the batch
+      // (the last message alone holds 20).
+      expect(run.reads[0]).toBe('all');
       expect(run.reads.length).toBeGreaterThanOrEqual(5);
       expect(run.reads[run.reads.length - 1]).toEqual(expect.any(Number));
       expect(run.written!.followed_at_end).toBeLessThan(30);
+      // Only the tail is followed: the read in full comes as it starts, after the 192 migrations
+      // before it made their tables (read at the batch's start, it found none).
+      const beforeTail = migrations.slice(0, -128).filter((m) => m.startsWith('CREATE TABLE')).length - migrations.slice(0, -128).filter((m) => m.startsWith('DROP TABLE')).length;
+      expect(run.readTables[0]).toBeGreaterThanOrEqual(beforeTail);
     }, 60_000);
 
     it('reads in full after a migration whose tables it cannot tell, and follows on', async () => {

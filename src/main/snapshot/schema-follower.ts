@@ -28,12 +28,13 @@ export interface FollowerStop {
 /**
  * `--defer-snapshots` where a schema read while migrations run can follow them
  * ({@link DdlSyntax.namesEveryTable}: MySQL and MariaDB, whose catalog cannot be read as of one
- * moment): the live schema kept up to date on a connection of its own while the batch runs. It is
- * read in full once, as the batch starts; after that, as migrations commit, the tables they
- * touched are read again in the background, those of every migration committed since the last
- * read in one introspection. At the batch's end only the tables of the migrations committed since
- * the last read are left to read, not the whole schema (1000 tables: 50-300 ms on MariaDB here,
- * against 2-15 ms for the last message's).
+ * moment): the live schema kept up to date on a connection of its own while the batch's last
+ * migrations run (its tail: engine/deferred-snapshot.ts says how many and why). It is read in full
+ * once, as the tail starts; after that, as migrations commit, the tables they touched are read
+ * again in the background, those of every migration committed since the last read in one
+ * introspection. At the batch's end only the tables of the migrations committed since the last
+ * read are left to read, not the whole schema (1000 tables: 50-300 ms on MariaDB here, against
+ * 2-15 ms for the last message's).
  *
  * Exact for the reason SchemaWindow.follow is: what a migration touches follows from its
  * statements alone, and each table's last read comes after the last migration that touched it
