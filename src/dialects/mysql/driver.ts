@@ -30,10 +30,11 @@ const LOST = new Set(['PROTOCOL_CONNECTION_LOST', 'ECONNRESET', 'EPIPE', 'ETIMED
  *
  * Fixed driver settings, the same for every flavour: `multipleStatements: true` (a migration's
  * statement travels with its tracking row, and consecutive migrations travel together, see
- * {@link MysqlConnection.send} and {@link MysqlConnection.sendAll}; every other call sends one
- * statement), `dateStrings: true` (dates come back
+ * {@link MysqlConnection.send} and {@link MysqlConnection.sendAll}, and an introspection's reads,
+ * {@link MysqlConnection.queryMany}; every other call sends one statement), `dateStrings: true` (dates come back
  * as the server's text, as in every dialect), `supportBigNumbers` + `bigNumberStrings` (BIGINT
- * and DECIMAL come back as strings, never rounded), `trace: false` (no stack captured per query). URL options: `charset` (default
+ * and DECIMAL come back as strings, never rounded), `trace: false` (no stack captured per query),
+ * `queryFormat` as is (no placeholder scan: values are inlined, never bound). URL options: `charset` (default
  * `utf8mb4`), `ssl_ca`/`ssl_cert`/`ssl_key` (files read now, relative to the project root;
  * any of them turns TLS on with certificate verification).
  */
@@ -57,6 +58,10 @@ export async function connectMysql(options: ConnectOptions, flavour: MysqlFlavou
     // errors (~20 ms and the garbage of 2000 stacks in a 1000-migration batch); mtool's errors
     // name the database and the statement themselves.
     trace: false,
+    // mtool never hands mysql2 values to bind: every value is inlined through the dialect's
+    // quoting module. Without this, mysql2 scans each statement it sends for `?` placeholders
+    // (~7 ms of CPU in a 1000-migration batch, whose messages hold 100 statements each).
+    queryFormat: (sql: string) => sql,
   };
   let connection: Mysql2Connection;
   try {
