@@ -39,18 +39,23 @@ function serverFacts(conn: Connection, run: Run): Promise<ServerFacts> {
   return facts;
 }
 
+/** Connections whose message of reads failed: they read one by one from then on (a proxy that refuses multi-statements fails each time). */
+const readsApart = new WeakSet<Connection>();
+
 /**
  * The rows of each read, in one message where the connection takes several statements at once
  * ({@link Connection.queryMany}): one round trip instead of one per read, which the server and
  * the client each pay for in wake-ups (a follower's read of 30 tables asks six). When that
- * message fails, the reads run one by one, so that the error names the read that failed.
+ * message fails, the reads run one by one, so that the error names the read that failed, and
+ * so do that connection's later reads.
  */
 async function readAll(conn: Connection, run: Run, reads: readonly Read[]): Promise<Row[][]> {
-  if (reads.length > 1 && conn.queryMany) {
+  if (reads.length > 1 && conn.queryMany && !readsApart.has(conn)) {
     try {
       return await conn.queryMany(reads.map((r) => r.sql));
     } catch {
       // Below, one by one: the failing read names itself.
+      readsApart.add(conn);
     }
   }
   const rows: Row[][] = [];
