@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { disposeDialects, getDialect } from '../../src/dialects/index.js';
 import * as engine from '../../src/main/engine/engine.js';
+import { FOLLOWED_TAIL } from '../../src/main/engine/deferred-snapshot.js';
 import { snapshotHooks } from '../../src/main/engine/snapshot-hook.js';
 import { logger } from '../../src/main/log.js';
 import { trackingTables } from '../../src/main/models/live-schema.js';
@@ -11,7 +12,7 @@ import { CASES } from './window-cases.js';
 
 /**
  * `--defer-snapshots` reads the schema on a second connection while the batch's last migrations
- * run (128 by default; on MySQL and MariaDB a SchemaFollower follows them), then re-reads only the
+ * run (PostgreSQL 128 by default; MySQL and MariaDB 256, which a SchemaFollower follows), then re-reads only the
  * tables they touched (deferred-snapshot.ts, SchemaWindow.follow). Whatever that read saw (the
  * schema before the tail, as PostgreSQL's snapshot guarantees; on MySQL and MariaDB each table as
  * some tail migration left it), the snapshot must be the live schema at the end: checked for
@@ -159,22 +160,23 @@ for (const id of ['mysql', 'mariadb']) {
   const target = TARGETS.find((t) => t.id === id)!;
   describe.skipIf(!(await targetReachable(target)))(`deferred snapshot followed while the batch runs (${id})`, () => {
     it('reads the tables of migrations as their records are written, and at the end only those of the last few', async () => {
-      const migrations = longBatch(320);
+      const migrations = longBatch(FOLLOWED_TAIL + 64);
       const run = await deferred(target, migrations, undefined);
       expect(run.error).toBeUndefined();
       expect(run.warnings).toEqual([]);
       expect(run.snapshot).toBe(run.live);
       expect(run.written).toMatchObject({ introspection: 'partial', read_ahead_ms: expect.any(Number), followed_at_end: expect.any(Number) });
-      // In full as the tail (the last 128) starts, then the tables of the migrations recorded
+      // In full as the tail (the last FOLLOWED_TAIL) starts, then the tables of the migrations recorded
       // since the last read (ten to a row group) once 30 wait: fewer than 30 left after the batch
       // (the last message alone holds 20).
       expect(run.reads[0]).toBe('all');
       expect(run.reads.length).toBeGreaterThanOrEqual(5);
       expect(run.reads[run.reads.length - 1]).toEqual(expect.any(Number));
       expect(run.written!.followed_at_end).toBeLessThan(30);
-      // Only the tail is followed: the read in full comes as it starts, after the 192 migrations
-      // before it made their tables (read at the batch's start, it found none).
-      const beforeTail = migrations.slice(0, -128).filter((m) => m.startsWith('CREATE TABLE')).length - migrations.slice(0, -128).filter((m) => m.startsWith('DROP TABLE')).length;
+      // Only the tail is followed: the read in full comes as it starts, after the migrations
+      // before it made their tables (read at the batch's start, it found fewer).
+      const head = migrations.slice(0, -FOLLOWED_TAIL);
+      const beforeTail = head.filter((m) => m.startsWith('CREATE TABLE')).length - head.filter((m) => m.startsWith('DROP TABLE')).length;
       expect(run.readTables[0]).toBeGreaterThanOrEqual(beforeTail);
     }, 60_000);
 

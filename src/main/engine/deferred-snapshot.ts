@@ -14,14 +14,18 @@ import { loadSnapshotModules, migrationId, round, schemaReader, type SnapshotMod
 
 /**
  * `--defer-snapshots` reads the schema on a second connection while the batch's last this-many
- * migrations run, and at the end only the tables they touched.
+ * migrations run (PostgreSQL; MySQL and MariaDB: {@link FOLLOWED_TAIL}), and at the end only the
+ * tables they touched.
  *
  * PostgreSQL reads it through a catalog snapshot taken before them. Small migrations take
  * 1.25-4 ms each on PostgreSQL here (1.25 with its data on tmpfs) and the read of 1000 tables
  * 60-200 ms, which 64 of them did not always cover: the end then waited for it. The last
  * migration's snapshot was written 62-160 ms after the batch with 64, 59-99 ms with 128 and
  * 87-123 ms with 256 (1000 migrations, tmpfs server, 4 runs each).
- *
+ */
+export const TAIL_MIGRATIONS = 128;
+
+/**
  * MySQL and MariaDB follow the tail (SchemaFollower): the schema read in full as it begins, then
  * the tables of its migrations as they commit. Following the whole batch instead read 30 tables
  * at a time, about 33 reads for 1000 migrations: each asks five information_schema views, whose
@@ -29,10 +33,15 @@ import { loadSnapshotModules, migrationId, round, schemaReader, type SnapshotMod
  * read (MariaDB at 1000 tables: 32 ms for all five views), and the client ~3 ms per read. On a
  * two-core machine whose server is local, that work competes with the migrations themselves.
  * Followed from 128 before the end (1000 migrations, MariaDB on tmpfs, 10 alternating rounds):
- * CPU of the whole machine 1130 -> 970 ms, of mtool 580 -> 530 ms, wall 710 -> 680 ms, with
- * still no more than a read's worth of tables left for the end.
+ * CPU of the whole machine 1130 -> 970 ms, of mtool 580 -> 530 ms, wall 710 -> 680 ms.
+ *
+ * Twice PostgreSQL's tail: the follower's connection and modules are set up as the tail starts
+ * (30-70 migrations' time on MariaDB here) and the read in full of ~900 tables, under the load of
+ * the migrations, took 160-330 ms, while 128 migrations last ~190 ms when the disk is fast (1.5
+ * ms each): the end then waited for the read. With 256, side by side on the fast disk (8 applies
+ * each, alternating), 256 was faster in 7 of 8 pairs (medians 2.07 against 2.31 s).
  */
-const TAIL_MIGRATIONS = 128;
+export const FOLLOWED_TAIL = 256;
 
 export interface DeferredSnapshotOptions {
   /** Project root (`.mtool/schemas` lives under it). */
@@ -40,7 +49,7 @@ export interface DeferredSnapshotOptions {
   /** The configured databases; the hooks find the one an event names. */
   databases: readonly DatabaseEntry[];
   log: Logger;
-  /** How many of the batch's last migrations the schema is read ahead of (0: never). Default: {@link TAIL_MIGRATIONS}. */
+  /** How many of the batch's last migrations the schema is read ahead of (0: never). Default: {@link TAIL_MIGRATIONS}, or {@link FOLLOWED_TAIL} where a follower follows them. */
   tailMigrations?: number;
 }
 
@@ -93,7 +102,7 @@ function warmWith(writer: SnapshotWriter, schema: SchemaIR): void {
  *   before them; at the end only the tables they touched are read again (SchemaWindow.follow);
  * - where what a migration touches never depends on the schema before it (MySQL, MariaDB:
  *   {@link DdlSyntax.namesEveryTable}), a {@link SchemaFollower} reads the schema in full before
- *   the last {@link TAIL_MIGRATIONS} migrations and, on its own connection, the tables of those
+ *   the last {@link FOLLOWED_TAIL} migrations and, on its own connection, the tables of those
  *   migrations as they commit; at the end only those committed since its last read are left.
  * Anything that stops either (a second connection refused, a read failing, a migration whose
  * effect is not known table by table) only costs the head start: the schema is then read in full
@@ -195,7 +204,7 @@ export function deferredSnapshots(options: DeferredSnapshotOptions): Required<Pi
   return {
     // Where the catalog has no snapshots, a follower follows the tail (when the dialect's schema
     // can be followed; beforeTail finds out without holding the tail's first migrations up).
-    tailSize: () => options.tailMigrations ?? TAIL_MIGRATIONS,
+    tailSize: (dialect) => options.tailMigrations ?? (dialect.capabilities.catalogSnapshots ? TAIL_MIGRATIONS : FOLLOWED_TAIL),
 
     async beforeTail(event) {
       const entry = entryOf(event.database);
