@@ -23,7 +23,7 @@ import { loadSnapshotModules, migrationId, round, schemaReader, type SnapshotMod
  * migration's snapshot was written 62-160 ms after the batch with 64, 59-99 ms with 128 and
  * 87-123 ms with 256 (1000 migrations, tmpfs server, 4 runs each).
  */
-export const TAIL_MIGRATIONS = 128;
+const TAIL_MIGRATIONS = 128;
 
 /**
  * MySQL and MariaDB follow the tail (SchemaFollower): the schema read in full as it begins, then
