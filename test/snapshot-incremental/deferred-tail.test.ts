@@ -12,11 +12,11 @@ import { CASES } from './window-cases.js';
 
 /**
  * `--defer-snapshots` reads the schema on a second connection while the batch's last migrations
- * run (PostgreSQL 128 by default; MySQL and MariaDB 256, which a SchemaFollower follows), then re-reads only the
- * tables they touched (deferred-snapshot.ts, SchemaWindow.follow). Whatever that read saw (the
- * schema before the tail, as PostgreSQL's snapshot guarantees; on MySQL and MariaDB each table as
- * some tail migration left it), the snapshot must be the live schema at the end: checked for
- * every split of the window cases.
+ * run (by default 128 on PostgreSQL; 256 on MySQL and MariaDB, which a SchemaFollower follows),
+ * then re-reads only the tables they touched (deferred-snapshot.ts, SchemaWindow.follow).
+ * Whatever that read saw (the schema before the tail, as PostgreSQL's snapshot guarantees; on
+ * MySQL and MariaDB each table as some tail migration left it), the snapshot must be the live
+ * schema at the end: checked for every split of the window cases.
  */
 
 const logs = captureLogs();
@@ -64,6 +64,7 @@ async function deferred(target: EngineTarget, migrations: readonly string[], tai
     const live = body(await dialect.introspect(conn, { exclude: trackingTables(entry) }).finally(() => conn.close()));
     const snap = await findLatestSnapshot(dir, 'app');
     const logged = logs.logged();
+    const reads = logged.filter((l) => String(l.message).startsWith('schema read for snapshots'));
     return {
       error,
       snapshot: snap ? body(snap) : undefined,
@@ -71,8 +72,8 @@ async function deferred(target: EngineTarget, migrations: readonly string[], tai
       written: logged.find((l) => String(l.message).startsWith('snapshot written in')),
       warnings: logged.filter((l) => l.level === 'WARNING').map((l) => l.message),
       debug: logged.filter((l) => l.level === 'DEBUG').map((l) => String(l.message)),
-      reads: logged.filter((l) => String(l.message).startsWith('schema read for snapshots')).map((l) => l.asked),
-      readTables: logged.filter((l) => String(l.message).startsWith('schema read for snapshots')).map((l) => l.tables),
+      reads: reads.map((l) => l.asked),
+      readTables: reads.map((l) => l.tables),
     };
   } finally {
     await disposeDialects();
@@ -166,9 +167,9 @@ for (const id of ['mysql', 'mariadb']) {
       expect(run.warnings).toEqual([]);
       expect(run.snapshot).toBe(run.live);
       expect(run.written).toMatchObject({ introspection: 'partial', read_ahead_ms: expect.any(Number), followed_at_end: expect.any(Number) });
-      // In full as the tail (the last FOLLOWED_TAIL) starts, then the tables of the migrations recorded
-      // since the last read (ten to a row group) once 30 wait: fewer than 30 left after the batch
-      // (the last message alone holds 20).
+      // In full as the tail (the last FOLLOWED_TAIL) starts, then the tables of the migrations
+      // recorded since the last read (ten to a row group) once 30 wait: fewer than 30 left after
+      // the batch (the tail's last message alone holds 56).
       expect(run.reads[0]).toBe('all');
       expect(run.reads.length).toBeGreaterThanOrEqual(5);
       expect(run.reads[run.reads.length - 1]).toEqual(expect.any(Number));
