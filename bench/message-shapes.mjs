@@ -8,15 +8,16 @@
 //   after<N>  messages of N migrations, then one statement of their rows with times taken by
 //             the client (what dropping the marks would take; a SIGKILL then can leave a whole
 //             message's migrations applied without a row, against ten with the marks).
-// Alternating, each on a fresh database after a pause; only the messages are timed. Point it at a
-// server with its data on tmpfs (bench/README.md, "Measuring without the disk") to see the CPU
-// cost of a shape, which this VM's disk otherwise hides.
+// Alternating, each on a fresh database after the server settled as in migrate-peers (InnoDB's
+// dirty pages flushed, the page cache synced); only the messages are timed. Point it at a server
+// with its data on tmpfs (bench/README.md, "Measuring without the disk") to see the CPU cost of a
+// shape apart from the disk.
 // Usage: node bench/message-shapes.mjs [--rounds 10] [--shapes floor,bare,rows10,mtool,after100,after25]
 // Build first (`npm run build`); the server from MTOOL_TEST_MYSQL_URL (default mysql://root@127.0.0.1:3306/).
 import { execFileSync } from 'node:child_process';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { benchOptions } from './lib/args.mjs';
 import { importBuilt } from './lib/built.mjs';
+import { mariadb } from './peers/engines.mjs';
 
 const usage = `usage: node bench/message-shapes.mjs [--rounds 10] [--shapes floor,bare,rows10,mtool,after100,after25]
   the server: MTOOL_TEST_MYSQL_URL (default mysql://root@127.0.0.1:3306/)`;
@@ -85,15 +86,16 @@ const times = Object.fromEntries(shapes.map((s) => [s, []]));
 try {
   for (let round = 0; round < rounds; round++) {
     for (const shape of round % 2 ? [...shapes].reverse() : shapes) {
-      await admin.query(`DROP DATABASE IF EXISTS ${DB}; CREATE DATABASE ${DB}`);
-      const conn = await mysql.createConnection({ ...connection, database: DB });
+      const db = `${DB}_${shape}`;
+      await admin.query(`DROP DATABASE IF EXISTS ${db}; CREATE DATABASE ${db}`);
+      const conn = await mysql.createConnection({ ...connection, database: db });
       try {
         await conn.query(TRACKING);
         const sql = messages(shape);
-        await sleep(1500);
+        await mariadb.settle();
         const started = performance.now();
         if (shape === 'floor') {
-          const args = ['-h', connection.host, '-P', String(connection.port), '-u', connection.user, DB];
+          const args = ['-h', connection.host, '-P', String(connection.port), '-u', connection.user, db];
           execFileSync('mariadb', args, { input: `${sql.join(';\n')};\n`, env: { ...process.env, MYSQL_PWD: connection.password } });
         } else {
           for (const message of sql) await conn.query(message);
@@ -105,7 +107,7 @@ try {
     }
   }
 } finally {
-  await admin.query(`DROP DATABASE IF EXISTS ${DB}`);
+  for (const shape of shapes) await admin.query(`DROP DATABASE IF EXISTS ${DB}_${shape}`);
   await admin.end();
 }
 
