@@ -7,7 +7,8 @@
 //             migration's end marked with a SET, per ten a SELECT of their times and their rows;
 //   after<N>  messages of N migrations, then one statement of their rows with times taken by
 //             the client (what dropping the marks would take; a SIGKILL then can leave a whole
-//             message's migrations applied without a row, against ten with the marks).
+//             message's migrations applied without a row, where with the marks the server
+//             finishes the message, rows included).
 // Alternating, each on a fresh database after the server settled as in migrate-peers (InnoDB's
 // dirty pages flushed, the page cache synced); only the messages are timed. Point it at a server
 // with its data on tmpfs (bench/README.md, "Measuring without the disk") to see the CPU cost of a
@@ -43,7 +44,7 @@ const { recordGroupedPlan } = await importBuilt('dist/dialects/mysql/message-pla
 const mysql = (await import('mysql2/promise')).default;
 
 const server = new URL(process.env.MTOOL_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/');
-const connection = { host: server.hostname, port: Number(server.port || 3306), user: decodeURIComponent(server.username), password: decodeURIComponent(server.password), multipleStatements: true };
+const connection = { host: server.hostname, port: Number(server.port || 3306), user: decodeURIComponent(server.username || 'root'), password: decodeURIComponent(server.password), multipleStatements: true };
 const COUNT = 1000;
 const PER_MESSAGE = 100;
 const DB = 'mtool_bench_shapes';
