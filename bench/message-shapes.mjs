@@ -18,7 +18,7 @@
 import { execFileSync } from 'node:child_process';
 import { benchOptions } from './lib/args.mjs';
 import { importBuilt } from './lib/built.mjs';
-import { mariadb } from './peers/engines.mjs';
+import { mariadb, mysqlConnectionOptions } from './peers/engines.mjs';
 
 const usage = `usage: node bench/message-shapes.mjs [--rounds 10] [--shapes floor,bare,rows10,mtool,after100,after25]
   the server: MTOOL_TEST_MYSQL_URL (default mysql://root@127.0.0.1:3306/)`;
@@ -43,8 +43,7 @@ if (!Number.isInteger(rounds) || rounds < 1) {
 const { recordGroupedPlan } = await importBuilt('dist/dialects/mysql/message-plan.js');
 const mysql = (await import('mysql2/promise')).default;
 
-const server = new URL(process.env.MTOOL_TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/');
-const connection = { host: server.hostname, port: Number(server.port || 3306), user: decodeURIComponent(server.username || 'root'), password: decodeURIComponent(server.password), multipleStatements: true };
+const connection = { ...mysqlConnectionOptions(), multipleStatements: true };
 const COUNT = 1000;
 const PER_MESSAGE = 100;
 const DB = 'mtool_bench_shapes';
@@ -120,4 +119,4 @@ for (const shape of shapes) {
   const vs = base ? `  ${m - base >= 0 ? '+' : ''}${(m - base).toFixed(0)} vs bare` : '';
   console.log(`  ${shape.padEnd(9)} ${m.toFixed(0).padStart(6)}${vs}   ${[...times[shape]].sort((a, b) => a - b).map((t) => t.toFixed(0)).join(' ')}`);
 }
-console.log(`server ${server.host}; ${new Date().toISOString()}`);
+console.log(`server ${connection.host}:${connection.port}; ${new Date().toISOString()}`);

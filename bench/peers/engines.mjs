@@ -121,16 +121,20 @@ async function serverStatus(name) {
   return row ? Number(row.n) : undefined;
 }
 
-async function mysqlAdmin(database, sql) {
-  const mysql = await import('mysql2/promise');
+/** mysql2's connection options for the MariaDB server (MTOOL_TEST_MYSQL_URL), without a database. */
+export function mysqlConnectionOptions() {
   const url = new URL(MYSQL_URL);
-  const conn = await mysql.createConnection({
+  return {
     host: url.hostname,
     port: Number(url.port || 3306),
     user: decodeURIComponent(url.username || 'root'),
     password: decodeURIComponent(url.password),
-    database,
-  });
+  };
+}
+
+async function mysqlAdmin(database, sql) {
+  const mysql = await import('mysql2/promise');
+  const conn = await mysql.createConnection({ ...mysqlConnectionOptions(), database });
   try {
     const [rows] = await conn.query(sql);
     return rows;

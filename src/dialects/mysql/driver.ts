@@ -31,12 +31,12 @@ const LOST = new Set(['PROTOCOL_CONNECTION_LOST', 'ECONNRESET', 'EPIPE', 'ETIMED
  * Fixed driver settings, the same for every flavour: `multipleStatements: true` (a migration's
  * statement travels with its tracking row, and consecutive migrations travel together, see
  * {@link MysqlConnection.send} and {@link MysqlConnection.sendAll}, and an introspection's reads,
- * {@link MysqlConnection.queryMany}; every other call sends one statement), `dateStrings: true` (dates come back
- * as the server's text, as in every dialect), `supportBigNumbers` + `bigNumberStrings` (BIGINT
- * and DECIMAL come back as strings, never rounded), `trace: false` (no stack captured per query),
- * `queryFormat` as is (no placeholder scan: values are inlined, never bound). URL options: `charset` (default
- * `utf8mb4`), `ssl_ca`/`ssl_cert`/`ssl_key` (files read now, relative to the project root;
- * any of them turns TLS on with certificate verification).
+ * {@link MysqlConnection.queryMany}; every other call sends one statement), `dateStrings: true`
+ * (dates come back as the server's text, as in every dialect), `supportBigNumbers` +
+ * `bigNumberStrings` (BIGINT and DECIMAL come back as strings, never rounded), `trace: false` (no
+ * stack captured per query), `queryFormat` as is (no placeholder scan: values are inlined, never
+ * bound). URL options: `charset` (default `utf8mb4`), `ssl_ca`/`ssl_cert`/`ssl_key` (files read
+ * now, relative to the project root; any of them turns TLS on with certificate verification).
  */
 export async function connectMysql(options: ConnectOptions, flavour: MysqlFlavour): Promise<Connection> {
   const url = parseConnectionUrl(options.url, flavour.type, options.databaseName);
