@@ -191,6 +191,29 @@ describe.skipIf(!pg.reachable)('postgresql introspection', () => {
     expect(Object.keys((await introspect(conn, { schema: 'app' })).tables).sort()).toEqual(['public.my_tracking', 'public.t', 'u']);
   });
 
+  it('leaves out the tables and enum types an extension owns, in full and partial reads', async () => {
+    const conn = await fresh();
+    await execAll(conn, [
+      `CREATE TYPE ext_mood AS ENUM ('a', 'b')`,
+      `CREATE TYPE own_mood AS ENUM ('c')`,
+      `CREATE TABLE ext_t (id int PRIMARY KEY)`,
+      `CREATE TABLE own_t (id int PRIMARY KEY)`,
+      // plpgsql is in every database; a superuser may add members to it (and must take them out
+      // again before the database is dropped).
+      `ALTER EXTENSION plpgsql ADD TABLE ext_t`,
+      `ALTER EXTENSION plpgsql ADD TYPE ext_mood`,
+    ]);
+    try {
+      const full = await introspect(conn);
+      expect(Object.keys(full.tables)).toEqual(['own_t']);
+      expect(Object.keys(full.enums)).toEqual(['own_mood']);
+      const partial = await introspect(conn, { tables: ['ext_t', 'own_t'] });
+      expect(Object.keys(partial.tables)).toEqual(['own_t']);
+    } finally {
+      await execAll(conn, [`ALTER EXTENSION plpgsql DROP TABLE ext_t`, `ALTER EXTENSION plpgsql DROP TYPE ext_mood`]);
+    }
+  });
+
   it('gives for a database built from models the IR those models compile to', async () => {
     const status = pgEnum('user_status', ['active', 'banned']);
     const level = pgEnum('level', ['low', 'high'], { schema: 'app' });

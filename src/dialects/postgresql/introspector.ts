@@ -64,8 +64,13 @@ async function readCatalog(options: IntrospectOptions, session: Row | undefined,
   const defaultSchema = options.schema ?? (session?.current as string | null) ?? 'public';
   const version = Number(session?.version ?? 0);
   const ns = namespaceFilter(options.schemas);
-  const notExtension = (oid: string) => `NOT EXISTS (SELECT 1 FROM pg_catalog.pg_depend dep WHERE dep.objid = ${oid} AND dep.deptype = 'e')`;
-  const relation = `c.relkind IN ('r', 'p') AND NOT c.relispartition AND ${ns} AND ${notExtension('c.oid')}`;
+  // With the catalog of the object: pg_depend's index on depending objects leads with it, and
+  // without it each probe read the whole index (0.19 ms a table: a partial read of 128 tables
+  // took 29 ms instead of 6 on the project's 2-CPU machines). An oid is unique within its own
+  // catalog only, so the catalog also keeps another kind of extension member from matching.
+  const notExtension = (oid: string, catalog: 'pg_class' | 'pg_type') =>
+    `NOT EXISTS (SELECT 1 FROM pg_catalog.pg_depend dep WHERE dep.classid = 'pg_catalog.${catalog}'::regclass AND dep.objid = ${oid} AND dep.deptype = 'e')`;
+  const relation = `c.relkind IN ('r', 'p') AND NOT c.relispartition AND ${ns} AND ${notExtension('c.oid', 'pg_class')}`;
   const from = `pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace`;
 
   const tablesSql = (tableFilter: string) => `SELECT c.oid::text AS oid, n.nspname AS schema, c.relname AS name, d.description AS comment
@@ -117,7 +122,7 @@ async function readCatalog(options: IntrospectOptions, session: Row | undefined,
       ORDER BY i.indrelid, ic.relname`;
   const enumsSql = `SELECT n.nspname AS schema, t.typname AS name, array_agg(e.enumlabel::text ORDER BY e.enumsortorder) AS labels
       FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace JOIN pg_catalog.pg_enum e ON e.enumtypid = t.oid
-      WHERE ${ns} AND ${notExtension('t.oid')}
+      WHERE ${ns} AND ${notExtension('t.oid', 'pg_type')}
       GROUP BY n.nspname, t.typname`;
 
   let tables: Row[];
