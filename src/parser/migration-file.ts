@@ -148,35 +148,49 @@ export function parseMigrationFile(input: MigrationFileInput): MigrationFile {
   }
   const bom = raw.startsWith('\uFEFF') ? 1 : 0;
   const text = raw.slice(bom);
-  const lines = text.split('\n');
-  // Character index where each line starts, to cut sections out of the original text (CRLF kept).
-  const lineStarts: number[] = [];
-  lines.reduce((start, line) => (lineStarts.push(start), start + line.length + 1), 0);
-  const sections = new Map<Section, { markerLine: number; endLine: number }>();
+  const n = text.length;
+  /** A section: its marker's line, and where its body starts and ends in `text`. */
+  type SectionRange = { markerLine: number; bodyStart: number; bodyEnd: number };
+  const sections = new Map<Section, SectionRange>();
   const directives: MigrationDirective[] = [];
-  let current: { markerLine: number; endLine: number } | undefined;
+  let current: SectionRange | undefined;
   // Markers and directives are comments, so they count only where a comment can start: not in a
   // block comment, a string or a dollar-quoted body that began on an earlier line. There a
   // marker-looking line is text like any other.
   const preset = splitPreset(dialect);
   const context = new LexicalCursor(text, preset);
 
-  lines.forEach((rawLine, index) => {
-    const line = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine;
-    const lineNo = index + 1;
+  // Line by line with indexOf, without an array of the lines: inside a section only a line that
+  // starts with `--` (after whitespace) can be a marker or a directive, and the patterns run on
+  // those alone (most lines of most files are SQL; splitting the text and testing both patterns
+  // on every line was most of the parse of a small file).
+  let lineNo = 0;
+  for (let start = 0; start <= n; ) {
+    lineNo++;
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = n;
+    const next = end + 1;
+    if (current !== undefined && !mayBeComment(text, start, end)) {
+      start = next;
+      continue;
+    }
+    const line = text.charCodeAt(end - 1) === 13 && end > start ? text.slice(start, end - 1) : text.slice(start, end);
     const marker = SECTION_MARKER.exec(line);
     const directive = marker ? null : DIRECTIVE.exec(line);
-    // Most lines of a section need no more than the two patterns above.
-    if (current && !marker && !directive) return;
-    const where = context.contextAt(lineStarts[index]);
+    if (current !== undefined && !marker && !directive) {
+      start = next;
+      continue;
+    }
+    const where = context.contextAt(start);
     if (marker && where === IN_CODE) {
       const section = marker[1].toLowerCase() as Section;
       const earlier = sections.get(section);
       if (earlier) throw fail(lineNo, `second '-- ${section}' section (the first is at line ${earlier.markerLine}); a file has one of each`);
-      if (current) current.endLine = lineNo - 1;
-      current = { markerLine: lineNo, endLine: lines.length };
+      if (current) current.bodyEnd = start;
+      current = { markerLine: lineNo, bodyStart: Math.min(next, n), bodyEnd: n };
       sections.set(section, current);
-      return;
+      start = next;
+      continue;
     }
     if (directive && where === IN_CODE) {
       const word = directive[1].toLowerCase();
@@ -186,25 +200,26 @@ export function parseMigrationFile(input: MigrationFileInput): MigrationFile {
       }
       if (!directives.includes(word as MigrationDirective)) directives.push(word as MigrationDirective);
     }
-    if (current) return;
-    // Before the first section only comments and blank lines may appear.
-    const trimmed = line.trim();
-    if (where === IN_CODE && (trimmed === '' || trimmed.startsWith('--'))) return;
-    const inComment = where === IN_COMMENT || (where === IN_CODE && trimmed.startsWith('/*'));
-    if (inComment && !sqlAfterBlockComment(line, lineStarts[index]!, context, where === IN_CODE && preset.executableComments)) return;
-    throw fail(lineNo, `SQL before the '-- upgrade' section; put statements under '-- upgrade' (or '-- rollback')`);
-  });
+    if (current === undefined) {
+      // Before the first section only comments and blank lines may appear.
+      const trimmed = line.trim();
+      const blankOrComment = where === IN_CODE && (trimmed === '' || trimmed.startsWith('--'));
+      const inComment = where === IN_COMMENT || (where === IN_CODE && trimmed.startsWith('/*'));
+      if (!blankOrComment && !(inComment && !sqlAfterBlockComment(line, start, context, where === IN_CODE && preset.executableComments))) {
+        throw fail(lineNo, `SQL before the '-- upgrade' section; put statements under '-- upgrade' (or '-- rollback')`);
+      }
+    }
+    start = next;
+  }
 
   const upgradeSection = sections.get('upgrade');
   if (!upgradeSection) {
     throw fail(1, `no '-- upgrade' section; a migration file starts its SQL with a line '-- upgrade' (and may add '-- rollback')`);
   }
   const bomBytes = bom ? 3 : 0;
-  const split = (section: { markerLine: number; endLine: number }): SqlStatement[] => {
-    // Line numbers are 1-based, so the body starts at index markerLine of lineStarts.
-    const start = lineStarts[section.markerLine] ?? text.length;
-    const end = section.endLine < lines.length ? lineStarts[section.endLine] : text.length;
-    const body = text.slice(start, end);
+  const split = (section: SectionRange): SqlStatement[] => {
+    const start = section.bodyStart;
+    const body = text.slice(start, section.bodyEnd);
     const base = bomBytes + Buffer.byteLength(text.slice(0, start), 'utf8');
     // Offsets from the splitter count from the section start: make them count from the file start
     // (in place: the statements are the splitter's own fresh objects).
@@ -250,6 +265,18 @@ export function parseMigrationFile(input: MigrationFileInput): MigrationFile {
     irreversible,
     directives,
   };
+}
+
+/**
+ * Whether the line `text[start, end)` may be a `--` comment line, as a marker or a directive is
+ * (the patterns allow any whitespace before the `--`): its first code unit that is not ASCII
+ * whitespace is `--`, or is not ASCII (Unicode whitespace; the patterns decide).
+ */
+function mayBeComment(text: string, start: number, end: number): boolean {
+  let k = start;
+  let c = text.charCodeAt(k);
+  while (k < end && (c === 32 || (c >= 9 && c <= 13))) c = text.charCodeAt(++k);
+  return k < end && ((c === 45 && text.charCodeAt(k + 1) === 45) || c >= 128);
 }
 
 /**
