@@ -4,7 +4,8 @@ import fc from 'fast-check';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureParsed, loadMigrations } from '../../src/main/engine/load-migrations.js';
+import { ensureParsed, loadMigrations, parseAhead } from '../../src/main/engine/load-migrations.js';
+import type { MigrationFile } from '../../src/parser/migration-file.js';
 import { parseMigrationFile } from '../../src/parser/migration-file.js';
 
 /**
@@ -92,5 +93,41 @@ describe('loadMigrations on the main thread: one buffer for the whole folder', (
       }),
       { numRuns: 150 },
     );
+  });
+});
+
+/**
+ * parseAhead (migrate parses files while it waits for the database) touches each file's
+ * statements newest first, a slice at a time, stops when asked, and leaves a file that does not
+ * parse for ensureParsed to report.
+ */
+describe('parseAhead', () => {
+  /** Files whose statements take `ms` of the main thread each to produce, and that say when they were asked for. */
+  const files = (count: number, ms: number, asked: number[], broken = -1): MigrationFile[] =>
+    Array.from({ length: count }, (_, i) => ({
+      get upgrade() {
+        asked.push(i);
+        const until = performance.now() + ms;
+        while (performance.now() < until);
+        if (i === broken) throw new Error(`file ${i} does not parse`);
+        return [];
+      },
+    }) as unknown as MigrationFile);
+
+  it('goes newest first, gives the event loop its turn between slices, and stops when asked', async () => {
+    const asked: number[] = [];
+    const stop = { stopped: false };
+    // Runs only once parseAhead gives the event loop a turn (after its first slice of ~1 ms).
+    setImmediate(() => (stop.stopped = true));
+    await parseAhead(files(200, 0.1, asked), stop);
+    expect(asked.length).toBeGreaterThan(0);
+    expect(asked.length).toBeLessThan(200);
+    expect(asked).toEqual(Array.from({ length: asked.length }, (_, k) => 199 - k));
+  });
+
+  it('parses every file when nothing stops it, and skips one that does not parse', async () => {
+    const asked: number[] = [];
+    await expect(parseAhead(files(50, 0, asked, 20), { stopped: false })).resolves.toBeUndefined();
+    expect(asked).toEqual(Array.from({ length: 50 }, (_, k) => 49 - k));
   });
 });

