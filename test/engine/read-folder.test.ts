@@ -5,8 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureParsed, loadMigrations, parseAhead } from '../../src/main/engine/load-migrations.js';
-import type { MigrationFile } from '../../src/parser/migration-file.js';
-import { parseMigrationFile } from '../../src/parser/migration-file.js';
+import { parseMigrationFile, type MigrationFile } from '../../src/parser/migration-file.js';
 
 /**
  * loadMigrations reads a folder's files into one growing buffer (readFolder): every file's
