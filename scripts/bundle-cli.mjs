@@ -115,14 +115,14 @@ const publicModules = {
 
 /**
  * npm packages bundled into the CLI's chunks, with every package they import: the argument
- * parser. (The drivers and the logger go to vendor files, {@link VENDORED}; better-sqlite3's
+ * parser, and the module lexer that finds a plain JavaScript configuration's imports. (The drivers and the logger go to vendor files, {@link VENDORED}; better-sqlite3's
  * JavaScript only: its native addon stays in node_modules, where the SQLite driver finds it and
  * hands it over as `nativeBinding`, src/dialects/sqlite/driver.ts.) Neither bundled nor
  * vendored: chdb (native); piscina (its worker file is found by path); esbuild (a binary);
  * and the packages no common command loads on every run (yaml, tinyglobby, @clickhouse/client,
  * undici, prom-client, pg-query-stream): they stay as they are, loaded from node_modules.
  */
-const BUNDLED_PACKAGES = new Set(['sade']);
+const BUNDLED_PACKAGES = new Set(['sade', 'es-module-lexer']);
 /**
  * Packages bundled into `vendor-<name>-<hash>.cjs` files (see the header): the specifier mtool's
  * code imports, keyed by the file's name. The hash in the file name is what keeps a code cache

@@ -95,7 +95,7 @@ describe.runIf(built || process.env.CI === 'true')('the CLI bundle', () => {
         .map((source) => source.split('/')[1]),
     );
 
-  it('carries pg, mysql2, better-sqlite3 (its JavaScript) and pino as vendor files, sade in its chunks, and leaves native and path-bound packages to node_modules', () => {
+  it('carries pg, mysql2, better-sqlite3 (its JavaScript) and pino as vendor files, sade and es-module-lexer in its chunks, and leaves native and path-bound packages to node_modules', () => {
     expect(vendorFiles.map((file) => file.replace(/-[A-Z0-9]+\.cjs$/, '')).sort()).toEqual(['vendor-better-sqlite3', 'vendor-mysql2', 'vendor-pg', 'vendor-pino']);
     // Each inside Node's module wrapper, ASCII only (the loader compiles the text as read, as latin1).
     for (const file of vendorFiles) {
@@ -108,7 +108,7 @@ describe.runIf(built || process.env.CI === 'true')('the CLI bundle', () => {
     // Its JavaScript only: the driver hands over the native addon from node_modules as `nativeBinding`.
     expect(packagesIn([vendorFile('better-sqlite3')!]).has('better-sqlite3')).toBe(true);
     const inChunks = packagesIn(scripts);
-    expect([...inChunks].sort()).toEqual(['mri', 'sade']);
+    expect([...inChunks].sort()).toEqual(['es-module-lexer', 'mri', 'sade']);
     const everywhere = packagesIn([...scripts, ...vendorFiles]);
     for (const external of ['chdb', 'piscina', 'esbuild', 'yaml', 'tinyglobby', 'undici', 'pg-native', 'pg-cloudflare']) {
       expect(everywhere.has(external), external).toBe(false);

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -165,5 +165,38 @@ describe('entry file checks', () => {
     const a = await importModule(join(dir, 'cfg.ts'), { root: dir, sandbox: 'isolated', env: {} });
     const b = await importModule(join(dir, 'cfg.ts'), { root: dir, sandbox: 'isolated', env: {} });
     expect(a.t).not.toBe(b.t);
+  });
+});
+
+describe('plain JavaScript configurations (imported without esbuild)', () => {
+  const load = (dir: string, file = 'cfg.ts') => importModule(join(dir, file), { root: dir, sandbox: 'isolated', env: {} });
+  const cachedModule = async (dir: string) => {
+    const cache = join(dir, '.mtool', 'cache');
+    const names = await readdir(cache);
+    expect(names.filter((n) => n.endsWith('.json'))).toHaveLength(1);
+    return readFile(join(cache, names.find((n) => n.endsWith('.mjs'))!), 'utf8');
+  };
+
+  it('imports the file as written, its lines where they were, and caches it', async () => {
+    const dir = await project({ 'cfg.ts': "import { env } from 'mtool';\n// a comment esbuild would drop\nexport const kind = typeof env;\n" });
+    expect((await load(dir)).kind).toBe('function');
+    const cached = await cachedModule(dir);
+    expect(cached).toContain('// a comment esbuild would drop');
+    expect(cached.split('\n')[2]).toBe('export const kind = typeof env;');
+    expect((await load(dir)).kind).toBe('function');
+  });
+
+  it('compiles TypeScript that parses as JavaScript with another meaning, and TypeScript that does not parse', async () => {
+    const dir = await project({ 'generic.ts': "export const size = new Set<string>(['a', 'b']).size;\n", 'typed.ts': 'export const n: number = 2;\n' });
+    expect((await load(dir, 'generic.ts')).size).toBe(2);
+    expect((await load(dir, 'typed.ts')).n).toBe(2);
+    for (const text of (await readdir(join(dir, '.mtool', 'cache'))).filter((n) => n.endsWith('.mjs'))) {
+      expect(await readFile(join(dir, '.mtool', 'cache', text), 'utf8')).not.toContain('mtool.module-loader.started');
+    }
+  });
+
+  it('leaves no cache entry behind for a file that does not parse: the next load reports the compile error again', async () => {
+    const dir = await project({ 'cfg.ts': 'export const a = ;\n' });
+    for (let i = 0; i < 2; i++) expect((await rejection(() => load(dir))).message).toMatch(/^Could not compile cfg\.ts: Unexpected ";"/);
   });
 });

@@ -1,6 +1,8 @@
 /**
  * Import a user's TypeScript or JavaScript module (configuration file, model file) without a
- * build step: esbuild bundles it to one ESM file, which is then imported.
+ * build step: esbuild bundles it to one ESM file, which is then imported. An isolated file that
+ * is plain JavaScript is imported as it is instead (plain-module.ts), its imports of `mtool`
+ * pointed at this installation, without starting esbuild.
  *
  * Two sandbox modes (spec: Configuration loading rule 3):
  * - `isolated`: the only imports allowed are `mtool` and `mtool/...`. Relative files, node
@@ -108,6 +110,10 @@ export async function importModule(file: string, opts: ImportModuleOptions): Pro
   const key = sha256(JSON.stringify([CACHE_FORMAT, entry, isolated, [...own]]) + '\0' + sha256(source));
   const cached = await readCachedBundle(cacheDir, key, realRoot);
   if (cached) return evaluate(cached, entryShown);
+  if (isolated) {
+    const ns = await importPlain(source, cacheDir, key, entryShown, own);
+    if (ns) return ns;
+  }
 
   const bundled = await bundle(entry, realRoot, entryShown, isolated, own);
   const code = await configApiDirectly(bundled.code, own);
@@ -194,11 +200,16 @@ async function writeCachedBundle(cacheDir: string, key: string, code: string, in
     const file = join(cacheDir, `${key}.mjs`);
     // Bundle first, manifest last: a reader finding the manifest always finds a whole bundle.
     await writeFileAtomic(file, code);
-    await writeFileAtomic(join(cacheDir, `${key}.json`), JSON.stringify({ inputs: entries }));
+    await writeManifest(cacheDir, key, entries);
     return file;
   } catch {
     return undefined;
   }
+}
+
+/** The cache entry's manifest: the files bundled besides the entry, each with its SHA-256. */
+async function writeManifest(cacheDir: string, key: string, inputs: { path: string; sha256: string }[]): Promise<void> {
+  await writeFileAtomic(join(cacheDir, `${key}.json`), JSON.stringify({ inputs }));
 }
 
 /** Each load re-runs the module (a config registers its databases as it runs): a fresh URL per load. */
@@ -207,10 +218,63 @@ async function evaluate(file: string, entryShown: string): Promise<Record<string
   try {
     return (await import(`${pathToFileURL(file).href}?load=${++loads}`)) as Record<string, unknown>;
   } catch (e) {
-    if (isMtoolError(e)) throw e;
-    const message = e instanceof Error ? e.message : String(e);
-    throw new MtoolConfigError(`Loading ${entryShown} failed: ${message}`, { cause: e });
+    throw loadFailed(e, entryShown);
   }
+}
+
+function loadFailed(e: unknown, entryShown: string): Error {
+  if (isMtoolError(e)) return e;
+  const message = e instanceof Error ? e.message : String(e);
+  return new MtoolConfigError(`Loading ${entryShown} failed: ${message}`, { cause: e });
+}
+
+/** Set by the first statement of a module {@link importPlain} writes, to the URL it was imported by: the module began to run. */
+const STARTED = Symbol.for('mtool.module-loader.started');
+
+/**
+ * An isolated file that is plain JavaScript, imported without esbuild (plain-module.ts): written
+ * to the cache with the isolated banner on its first line (its own lines keep their numbers) and
+ * imported; the manifest that lets later runs use it is written once it has run. `undefined`
+ * when it is not plain JavaScript, or when it did not parse or link as such: none of it ran
+ * (its first statement marks {@link STARTED}), and esbuild then compiles it as before, naming
+ * whatever is wrong with it. An error once it runs is the file's own, reported as any load's.
+ */
+async function importPlain(source: Buffer, cacheDir: string, key: string, entryShown: string, own: Map<string, string>): Promise<Record<string, unknown> | undefined> {
+  let body: string | undefined;
+  try {
+    const { plainModule } = await import('./plain-module.js');
+    body = await plainModule(source.toString('utf8').replace(/^\uFEFF/, ''), own);
+  } catch {
+    // Only a way to skip esbuild: whatever fails here, esbuild does the work.
+  }
+  if (body === undefined) return undefined;
+  const mark = `globalThis[Symbol.for(${JSON.stringify(STARTED.description)})] = import.meta.url;`;
+  const code = await configApiDirectly(`${isolatedBanner(entryShown, own).replaceAll('\n', ' ')} ${mark} ${body}`, own);
+  const file = join(cacheDir, `${key}.mjs`);
+  try {
+    await mkdir(cacheDir, { recursive: true });
+    await writeFileAtomic(file, code);
+  } catch {
+    return undefined;
+  }
+  const url = `${pathToFileURL(file).href}?load=${++loads}`;
+  let ns: Record<string, unknown>;
+  try {
+    ns = (await import(url)) as Record<string, unknown>;
+  } catch (e) {
+    if ((globalThis as Record<symbol, unknown>)[STARTED] !== url) return undefined;
+    throw loadFailed(e, entryShown);
+  }
+  await writeManifest(cacheDir, key, []).catch(() => undefined);
+  return ns;
+}
+
+/** The first lines of an isolated bundle: its `require`, which refuses whatever it is asked for. */
+function isolatedBanner(entryShown: string, own: Map<string, string>): string {
+  return (
+    `import { MtoolConfigError as __MtoolConfigError } from ${JSON.stringify(own.get('#errors'))};\n` +
+    `const require = (id) => { throw new __MtoolConfigError(${JSON.stringify(`${entryShown} loads `)} + JSON.stringify(String(id)) + ${JSON.stringify(` with a computed import() or require(): refused by the configuration sandbox. ${SANDBOX_HINT}`)}); };`
+  );
 }
 
 /** Compile the entry and its bundled imports with esbuild, enforcing the sandbox at resolution. */
@@ -262,8 +326,7 @@ async function bundle(entry: string, realRoot: string, entryShown: string, isola
   // (esbuild rewrites dynamic import to require when 'dynamic-import' is unsupported).
   // In-package: a real `require` for CommonJS packages the bundle calls.
   const banner = isolated
-    ? `import { MtoolConfigError as __MtoolConfigError } from ${JSON.stringify(own.get('#errors'))};\n` +
-      `const require = (id) => { throw new __MtoolConfigError(${JSON.stringify(`${entryShown} loads `)} + JSON.stringify(String(id)) + ${JSON.stringify(` with a computed import() or require(): refused by the configuration sandbox. ${SANDBOX_HINT}`)}); };`
+    ? isolatedBanner(entryShown, own)
     : `import { createRequire as __mtoolCreateRequire } from 'node:module';\nconst require = __mtoolCreateRequire(import.meta.url);`;
 
   let code: string;
