@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -47,10 +47,12 @@ describe('a plain JavaScript configuration on its first run', () => {
     }
   });
 
-  it('runs a file that throws once per run, and reports its error', async () => {
-    await writeFile(join(project.dir, 'mtool.config.ts'), "import { env } from 'mtool';\nglobalThis.process.stdout.write('ran\\n');\nthrow new RangeError('at line 3');\n");
+  it('runs a file that throws once per run, and reports its error (in a folder whose name URLs escape)', async () => {
+    const dir = join(project.dir, "it's #1 100% [x]");
+    await mkdir(dir);
+    await writeFile(join(dir, 'mtool.config.ts'), "import { env } from 'mtool';\nglobalThis.process.stdout.write('ran\\n');\nthrow new RangeError('at line 3');\n");
     for (let run = 0; run < 2; run++) {
-      const result = await runMtool(['config'], { cwd: project.dir });
+      const result = await runMtool(['config'], { cwd: dir });
       expect(result.code).toBe(2);
       expect(result.stdout).toBe('ran\n');
       expect(result.stderr).toMatch(/^error: Loading mtool\.config\.ts failed: at line 3$/m);

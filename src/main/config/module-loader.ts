@@ -257,7 +257,8 @@ async function importPlain(source: Buffer, cacheDir: string, key: string, entryS
   } catch {
     return undefined;
   }
-  const url = `${pathToFileURL(file).href}?load=${++loads}`;
+  // As import.meta.url gives it back (the URL parser's form).
+  const url = new URL(`${pathToFileURL(file).href}?load=${++loads}`).href;
   let ns: Record<string, unknown>;
   try {
     ns = (await import(url)) as Record<string, unknown>;
