@@ -1,26 +1,19 @@
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MODULE_TRACE, runMtool, tempProject } from '../support/cli.js';
+import { runMtool, tempProject, tracedRun } from '../support/cli.js';
 
 let project: Awaited<ReturnType<typeof tempProject>>;
-let traceDir: string;
 beforeEach(async () => {
   project = await tempProject();
-  traceDir = await mkdtemp(join(tmpdir(), 'mtool-trace-'));
 });
-afterEach(async () => {
-  await project.dispose();
-  await rm(traceDir, { recursive: true, force: true });
-});
+afterEach(async () => project.dispose());
 
-/** Run `mtool config` in the project, tracing the modules it loads; whether esbuild was among them. */
+/** Run `mtool config` in the project; whether it loaded esbuild. */
 async function configLoadsEsbuild(): Promise<boolean> {
-  const trace = join(traceDir, `${Math.random()}.txt`);
-  const result = await runMtool(['config'], { cwd: project.dir, nodeArgs: ['--import', MODULE_TRACE], env: { MTOOL_MODULE_TRACE: trace } });
+  const result = await tracedRun(['config'], { cwd: project.dir });
   expect(result.code, result.stderr).toBe(0);
-  return (await readFile(trace, 'utf8')).split('\n').some((m) => m.includes('/node_modules/esbuild/'));
+  return result.modules.some((m) => m.includes('/node_modules/esbuild/'));
 }
 
 describe('a plain JavaScript configuration on its first run', () => {

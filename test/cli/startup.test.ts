@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CLI_DIR, MODULE_TRACE, loadedSources, mtoolFiles, runMtool, tempProject } from '../support/cli.js';
+import { CLI_DIR, MODULE_TRACE, loadedSources, mtoolFiles, runMtool, tempProject, tracedRun } from '../support/cli.js';
 import { writeProject } from './helpers/project.js';
 
 /** Modules that must stay unloaded on the fast paths (DESIGN.md section 5, Lazy loading). */
@@ -23,10 +23,9 @@ afterEach(async () => {
 });
 
 async function loadedModules(args: string[]): Promise<string[]> {
-  const trace = join(traceDir, 'trace.txt');
-  const result = await runMtool(args, { cwd: project.dir, nodeArgs: ['--import', MODULE_TRACE], env: { MTOOL_MODULE_TRACE: trace } });
+  const result = await tracedRun(args, { cwd: project.dir });
   expect(result.code, result.stderr).toBe(0);
-  return (await readFile(trace, 'utf8')).split('\n').filter(Boolean);
+  return result.modules;
 }
 
 /** Whether a traced run read the CLI bundle's vendor file of `name` (dist/cli/vendor-<name>-<hash>.cjs). */
@@ -94,7 +93,6 @@ describe('start-up imports', () => {
     expect(vendorFileRead(modules, 'pino')).toBe(true);
     expect(await heavyIn(modules)).toEqual(['better-sqlite3']);
     // The `lock acquired` line of a human-format migrate is written without pino (src/main/log.ts).
-    await rm(join(traceDir, 'trace.txt'));
     const human = await loadedModules(['migrate']);
     expect(vendorFileRead(human, 'pino')).toBe(false);
     expect(await heavyIn(human)).toEqual(['better-sqlite3']);

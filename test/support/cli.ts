@@ -51,6 +51,22 @@ export function runMtool(args: readonly string[], options: CliOptions): Promise<
   });
 }
 
+/**
+ * Run mtool under the module trace hook ({@link MODULE_TRACE}) and return what it printed and the
+ * modules it loaded (URLs or paths, in order); the trace file lives in a temporary folder of its own.
+ */
+export async function tracedRun(args: readonly string[], options: CliOptions): Promise<CliResult & { modules: string[] }> {
+  const dir = await mkdtemp(join(tmpdir(), 'mtool-trace-'));
+  try {
+    const trace = join(dir, 'trace.txt');
+    const result = await runMtool(args, { ...options, nodeArgs: ['--import', MODULE_TRACE, ...(options.nodeArgs ?? [])], env: { ...options.env, MTOOL_MODULE_TRACE: trace } });
+    const modules = await readFile(trace, 'utf8').then((text) => text.split('\n').filter(Boolean), () => []);
+    return { ...result, modules };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 /** A fresh empty project folder; call `dispose()` in afterEach. */
 export async function tempProject(prefix = 'mtool-cli-'): Promise<{ dir: string; dispose(): Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
