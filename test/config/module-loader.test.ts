@@ -198,5 +198,6 @@ describe('plain JavaScript configurations (imported without esbuild)', () => {
   it('leaves no cache entry behind for a file that does not parse: the next load reports the compile error again', async () => {
     const dir = await project({ 'cfg.ts': 'export const a = ;\n' });
     for (let i = 0; i < 2; i++) expect((await rejection(() => load(dir))).message).toMatch(/^Could not compile cfg\.ts: Unexpected ";"/);
+    expect(existsSync(join(dir, '.mtool', 'cache')) ? await readdir(join(dir, '.mtool', 'cache')) : []).toEqual([]);
   });
 });

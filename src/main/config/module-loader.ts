@@ -263,8 +263,9 @@ async function importPlain(source: Buffer, cacheDir: string, key: string, entryS
   try {
     ns = (await import(url)) as Record<string, unknown>;
   } catch (e) {
-    if ((globalThis as Record<symbol, unknown>)[STARTED] !== url) return undefined;
-    throw loadFailed(e, entryShown);
+    if ((globalThis as Record<symbol, unknown>)[STARTED] === url) throw loadFailed(e, entryShown);
+    await rm(file, { force: true }).catch(() => undefined);
+    return undefined;
   }
   await writeManifest(cacheDir, key, []).catch(() => undefined);
   return ns;
