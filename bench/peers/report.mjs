@@ -9,6 +9,7 @@ export function summarize(rows) {
   for (const [tool, r] of Object.entries(rows)) {
     out[tool] = {
       apply: r.applyMs.length ? median(r.applyMs) : undefined,
+      applyRuns: r.applyMs,
       applyCpu: r.applyCpuMs?.length ? median(r.applyCpuMs) : undefined,
       syncs: r.syncs?.length ? median(r.syncs) : undefined,
       noop: r.noopMs.length ? median(r.noopMs) : undefined,
@@ -45,6 +46,7 @@ export function printEngine(label, summary, { count, reps, applyReps }, print) {
       `${pad(name, TOOL_WIDTH)}${lpad(sec(s.apply), 9)}${cpuCell(s)}${lpad(ratio(s.apply, floor), 10)}${lpad(s.syncs === undefined ? '-' : s.syncs.toFixed(2), 11)}${lpad(msf(s.noop), 10)}${lpad(msf(s.status), 11)}`,
     );
   }
+  for (const line of byRound(summary)) print(line);
   const peers = PEERS.filter((p) => summary[p] && !summary[p].error);
   const mtools = Object.keys(summary).filter((t) => t.startsWith('mtool') && !summary[t].error);
   for (const line of recordingFloor(summary, mtools)) print(line);
@@ -62,6 +64,23 @@ export function printEngine(label, summary, { count, reps, applyReps }, print) {
   return Object.keys(summary)
     .filter((t) => t.startsWith('mtool'))
     .flatMap((t) => targets(t === 'mtool' ? label : `${label} (${t})`, summary, t));
+}
+
+/**
+ * Each tool's applies against the floor's of the same repetition: the tools take turns within a
+ * repetition, so these ratios are measured minutes apart, while the medians above can pair a
+ * tool's apply with a floor measured when the disk was in another state. Nothing with one
+ * repetition.
+ */
+function byRound(summary) {
+  const floors = summary.floor?.applyRuns;
+  if (!floors || floors.length < 2 || summary.floor.error) return [];
+  const lines = [];
+  for (const [tool, s] of Object.entries(summary)) {
+    if (tool === 'floor' || s.error || s.applyRuns?.length !== floors.length) continue;
+    lines.push(`  ${pad(tool, 30)}${s.applyRuns.map((ms, i) => lpad(ratio(ms, floors[i]), 7)).join('')}`);
+  }
+  return lines.length ? [`apply / the floor's apply of the same repetition (repetitions in order):`, ...lines] : [];
 }
 
 /**
