@@ -115,9 +115,10 @@ const publicModules = {
 
 /**
  * npm packages bundled into the CLI's chunks, with every package they import: the argument
- * parser, and the module lexer that finds a plain JavaScript configuration's imports. (The drivers and the logger go to vendor files, {@link VENDORED}; better-sqlite3's
- * JavaScript only: its native addon stays in node_modules, where the SQLite driver finds it and
- * hands it over as `nativeBinding`, src/dialects/sqlite/driver.ts.) Neither bundled nor
+ * parser, and the module lexer that finds a plain JavaScript configuration's imports. (The
+ * drivers and the logger go to vendor files, {@link VENDORED}; better-sqlite3's JavaScript only:
+ * its native addon stays in node_modules, where the SQLite driver finds it and hands it over as
+ * `nativeBinding`, src/dialects/sqlite/driver.ts.) Neither bundled nor
  * vendored: chdb (native); piscina (its worker file is found by path); esbuild (a binary);
  * and the packages no common command loads on every run (yaml, tinyglobby, @clickhouse/client,
  * undici, prom-client, pg-query-stream): they stay as they are, loaded from node_modules.

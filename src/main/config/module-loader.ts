@@ -195,11 +195,9 @@ async function readCachedBundle(cacheDir: string, key: string, realRoot: string)
 
 async function writeCachedBundle(cacheDir: string, key: string, code: string, inputs: string[]): Promise<string | undefined> {
   try {
-    await mkdir(cacheDir, { recursive: true });
     const entries = await Promise.all(inputs.map(async (path) => ({ path: relative(dirname(dirname(cacheDir)), path), sha256: sha256(await readFile(path)) })));
-    const file = join(cacheDir, `${key}.mjs`);
     // Bundle first, manifest last: a reader finding the manifest always finds a whole bundle.
-    await writeFileAtomic(file, code);
+    const file = await writeBundleFile(cacheDir, key, code);
     await writeManifest(cacheDir, key, entries);
     return file;
   } catch {
@@ -207,16 +205,29 @@ async function writeCachedBundle(cacheDir: string, key: string, code: string, in
   }
 }
 
+/** The cache entry's bundle, without its manifest (a reader does not use it yet); its path. */
+async function writeBundleFile(cacheDir: string, key: string, code: string): Promise<string> {
+  await mkdir(cacheDir, { recursive: true });
+  const file = join(cacheDir, `${key}.mjs`);
+  await writeFileAtomic(file, code);
+  return file;
+}
+
 /** The cache entry's manifest: the files bundled besides the entry, each with its SHA-256. */
 async function writeManifest(cacheDir: string, key: string, inputs: { path: string; sha256: string }[]): Promise<void> {
   await writeFileAtomic(join(cacheDir, `${key}.json`), JSON.stringify({ inputs }));
 }
 
-/** Each load re-runs the module (a config registers its databases as it runs): a fresh URL per load. */
+/**
+ * Each load re-runs the module (a config registers its databases as it runs): a fresh URL per
+ * load, in the URL parser's form (as the module's import.meta.url gives it back).
+ */
 let loads = 0;
+const loadUrl = (file: string): string => new URL(`${pathToFileURL(file).href}?load=${++loads}`).href;
+
 async function evaluate(file: string, entryShown: string): Promise<Record<string, unknown>> {
   try {
-    return (await import(`${pathToFileURL(file).href}?load=${++loads}`)) as Record<string, unknown>;
+    return (await import(loadUrl(file))) as Record<string, unknown>;
   } catch (e) {
     throw loadFailed(e, entryShown);
   }
@@ -250,15 +261,13 @@ async function importPlain(source: Buffer, cacheDir: string, key: string, entryS
   if (body === undefined) return undefined;
   const mark = `globalThis[Symbol.for(${JSON.stringify(STARTED.description)})] = import.meta.url;`;
   const code = await configApiDirectly(`${isolatedBanner(entryShown, own).replaceAll('\n', ' ')} ${mark} ${body}`, own);
-  const file = join(cacheDir, `${key}.mjs`);
+  let file: string;
   try {
-    await mkdir(cacheDir, { recursive: true });
-    await writeFileAtomic(file, code);
+    file = await writeBundleFile(cacheDir, key, code);
   } catch {
     return undefined;
   }
-  // As import.meta.url gives it back (the URL parser's form).
-  const url = new URL(`${pathToFileURL(file).href}?load=${++loads}`).href;
+  const url = loadUrl(file);
   let ns: Record<string, unknown>;
   try {
     ns = (await import(url)) as Record<string, unknown>;
