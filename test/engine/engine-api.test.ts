@@ -172,6 +172,85 @@ describe.skipIf(!(await targetReachable(pg)))('engine on PostgreSQL', () => {
   });
 });
 
+describe.skipIf(!(await targetReachable(pg)))('per-migration hooks that let migrations run together (PostgreSQL)', () => {
+  let db: ProvisionedDatabase;
+  let root: string;
+  beforeAll(async () => {
+    db = await provision(pg);
+    root = await tempRoot();
+  });
+  afterAll(async () => {
+    await disposeDialects();
+    await db?.drop();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  /** Hooks that log each call; `runLength` answers from `lengths` in turn. */
+  const recording = (lengths: (number | Error)[]) => {
+    const calls: string[] = [];
+    const hooks: EngineHooks = {
+      async runLength(e) {
+        calls.push(`run ${e.pending.map((f) => f.version).join(',')} remaining=${e.remaining}`);
+        const next = lengths.shift() ?? 1;
+        if (next instanceof Error) throw next;
+        return next;
+      },
+      async beforeVersionedMigration(e) {
+        calls.push(`before ${e.file.version}`);
+      },
+      async afterVersionedMigration(e) {
+        calls.push(`after ${e.file.version}`);
+      },
+      async afterCommit(e) {
+        calls.push(`commit ${e.committed.map((c) => c.file.version).join(',')}`);
+      },
+      async afterBatch(e) {
+        calls.push(`batch ${e.applied.map((a) => a.file.version).join(',')} failed=${e.failed}`);
+      },
+    };
+    return { calls, hooks };
+  };
+
+  it('runs as many as the hook allows, then calls the after-hooks of the run in order; a hook that throws runs one', async () => {
+    const entry = testEntry(root, 'app', 'postgresql', db.url);
+    for (const v of ['0001', '0002', '0003', '0004', '0005']) await put(root, `app__${v}_t${v}.sql`, migration([`CREATE TABLE t${v} (id integer)`], [`DROP TABLE t${v}`]));
+    const { calls, hooks } = recording([3, new Error('window read failed'), 9]);
+    configureLogging({ level: 'info', json: true, sink });
+    const result = await engine.migrate(entry, { root, log: logger }, { hooks });
+    expect(result.outcomes.map((o) => [o.version, o.action])).toEqual(['0001', '0002', '0003', '0004', '0005'].map((v) => [v, 'applied']));
+    expect(calls).toEqual([
+      'run 0001,0002,0003,0004,0005 remaining=5',
+      'after 0001',
+      'after 0002',
+      'after 0003',
+      'commit 0001,0002,0003',
+      'run 0004,0005 remaining=2',
+      'after 0004',
+      'commit 0004',
+      // More than pending: the rest.
+      'run 0005 remaining=1',
+      'after 0005',
+      'commit 0005',
+      'batch 0001,0002,0003,0004,0005 failed=false',
+    ]);
+    const warnings = lines.map((l) => JSON.parse(l)).filter((r) => r.level === 'WARNING').map((r) => r.message);
+    expect(warnings).toEqual([expect.stringMatching(/before-migration hook for app__0004_t0004.sql failed/)]);
+  });
+
+  it('a failure inside a run: the after-hooks of the migrations before it, none for it, and the batch ends failed', async () => {
+    const entry = testEntry(root, 'app', 'postgresql', db.url);
+    await put(root, 'app__0006_u.sql', migration(['CREATE TABLE u (id integer)'], ['DROP TABLE u']));
+    await put(root, 'app__0007_bad.sql', migration(['INSERT INTO nowhere VALUES (1)'], ['SELECT 1']));
+    await put(root, 'app__0008_v.sql', migration(['CREATE TABLE v (id integer)'], ['DROP TABLE v']));
+    const { calls, hooks } = recording([3]);
+    const error = await engine.migrate(entry, { root, log: logger }, { hooks }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MigrationFailedError);
+    expect(calls).toEqual(['run 0006,0007,0008 remaining=3', 'after 0006', 'commit 0006', 'batch 0006 failed=true']);
+    const status = await engine.status(entry, { root, log: logger });
+    expect(status.entries.filter((e) => e.state === 'applied').map((e) => e.version)).toEqual(['0001', '0002', '0003', '0004', '0005', '0006']);
+  });
+});
+
 describe.skipIf(!existsSync(new URL('../../node_modules/chdb/package.json', import.meta.url)))('engine on current ClickHouse (chdb, in process)', () => {
   let root: string;
   beforeAll(async () => {

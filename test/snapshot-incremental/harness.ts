@@ -52,6 +52,8 @@ export interface BatchRun {
   summary: Record<string, unknown> | undefined;
   /** What `migrate` threw (a failing migration). */
   error: unknown;
+  /** With `runs`: each run's length, as the hook answered (the engine sent that many together). */
+  runs: number[];
 }
 
 /** The snapshot thread's entry in tsc's output (`npm test` builds first): the sources have no runnable worker file. */
@@ -76,22 +78,28 @@ export async function batchProject(type: string, url: string, migrations: readon
 
 /**
  * Apply `migrations` (upgrade SQL of each, in order) as `app__0001_m1.sql` ... to the database at
- * `url`, recording the live schema after every migration (unless `check: false`).
+ * `url`, recording the live schema after every migration (unless `check: false`). With `runs`,
+ * the hook's `runLength` lets migrations go to the server together where the executor sends them
+ * so (not SQLite), as `mtool migrate` runs them: the live schema cannot be read between them
+ * then, so `live` is empty (compare with a one-by-one batch's).
  */
 export async function runBatch(
   type: string,
   url: string,
   migrations: readonly string[],
-  options: { check?: boolean; prepare?: (dir: string) => Promise<void>; hook?: Pick<SnapshotHookOptions, 'threadMinTables' | 'threadWorkerUrl'> } = {},
+  options: { check?: boolean; runs?: boolean; prepare?: (dir: string) => Promise<void>; hook?: Pick<SnapshotHookOptions, 'threadMinTables' | 'threadWorkerUrl'> } = {},
 ): Promise<BatchRun> {
   const { dir, config, entry } = await batchProject(type, url, migrations, options.prepare);
   const inner = snapshotHooks({ root: dir, databases: config.databases, log: logger, threadMinTables: Number.POSITIVE_INFINITY, ...options.hook });
   const ran: { id: string; filename: string; live: string }[] = [];
+  const runs: number[] = [];
+  const check = options.check !== false && !options.runs;
   const hooks: EngineHooks = {
     beforeVersionedMigration: (event) => inner.beforeVersionedMigration!(event),
+    ...(options.runs ? { runLength: async (event) => runs[runs.push(await inner.runLength!(event)) - 1]! } : {}),
     async afterVersionedMigration(event) {
       await inner.afterVersionedMigration!(event);
-      const live = options.check === false ? '' : body(await event.dialect.introspect(event.conn, { exclude: trackingTables(entry) }));
+      const live = check ? body(await event.dialect.introspect(event.conn, { exclude: trackingTables(entry) })) : '';
       ran.push({ id: `app__${event.file.version}_${event.file.description}`, filename: event.file.filename, live });
     },
     afterCommit: (event) => inner.afterCommit!(event),
@@ -113,5 +121,5 @@ export async function runBatch(
   }
   const warnings = logged.filter((l) => l.level === 'WARNING' && /snapshot|hook/i.test(String(l.message))).map((l) => [l.message, l.exception].filter(Boolean).join(': '));
   const summary = logged.find((l) => l.level === 'INFO' && / snapshots? written \(/.test(String(l.message)));
-  return { steps, dir, warnings, summary, error };
+  return { steps, dir, warnings, summary, error, runs };
 }

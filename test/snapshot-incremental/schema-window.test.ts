@@ -220,6 +220,58 @@ describe('SchemaWindow', () => {
     expect(schemas(entries).map(tableNames)).toEqual([['a'], ['z']]);
   });
 
+  it('lets migrations run together up to one that needs a read first, and gives each the step it gets run alone', async () => {
+    const db = new FakeDatabase();
+    const window = await SchemaWindow.open(db.reader, targets, pg);
+    const plays: [MigrationFile, () => void][] = [
+      [migration('CREATE TABLE a (id int)'), () => (db.schema.tables.a = table('a'))],
+      [migration('CREATE TABLE b (id int)'), () => (db.schema.tables.b = table('b'))],
+      [migration("INSERT INTO b VALUES (1)"), () => undefined],
+      [migration('CREATE TABLE c (id int)'), () => (db.schema.tables.c = table('c'))],
+      // Touches a, which the run's first migration created: the run ends before it.
+      [migration('ALTER TABLE a ADD COLUMN x int'), () => (db.schema.tables.a = table('a', ['id', 'x']))],
+      [migration('CREATE TABLE d (id int)'), () => (db.schema.tables.d = table('d'))],
+      // Not recognised (a full read after it): ends a run before it, and runs alone.
+      [migration('ALTER TABLE d RENAME TO e'), () => ((db.schema.tables.e = { ...db.schema.tables.d!, name: 'e' }), delete db.schema.tables.d)],
+      [migration('CREATE TABLE f (id int)'), () => (db.schema.tables.f = table('f'))],
+    ];
+    const files = plays.map(([file]) => file);
+    const entries: WindowEntry[] = [];
+    const runs: number[] = [];
+    for (let i = 0; i < plays.length; ) {
+      await window.before(files[i]!);
+      const length = window.runnable(files.slice(i), 3);
+      runs.push(length);
+      // The run plays on the database, then its migrations get their after-hooks, in order.
+      for (const [, change] of plays.slice(i, i + length)) change();
+      for (const file of files.slice(i, i + length)) entries.push(await window.after(file));
+      i += length;
+    }
+    await window.flush();
+    // At most 3 (the cap) in a run; the ALTER of a ends the first, the rename runs alone.
+    expect(runs).toEqual([3, 1, 2, 1, 1]);
+    expect(db.reads).toEqual(['full', ['a', 'b', 'c'], ['a', 'd'], 'full', ['f']]);
+    expect(schemas(entries).map(tableNames)).toEqual([['a'], ['a', 'b'], ['a', 'b'], ['a', 'b', 'c'], ['a', 'b', 'c'], ['a', 'b', 'c', 'd'], ['a', 'b', 'c', 'e'], ['a', 'b', 'c', 'e', 'f']]);
+    expect(schemas(entries)[4]!.tables.a!.columns.x).toBeDefined();
+    expect(schemas(entries)[3]!.tables.a!.columns.x).toBeUndefined();
+  });
+
+  it('refuses a migration after a run that it did not plan, and one whose plan a read made stale', async () => {
+    const db = new FakeDatabase();
+    const window = await SchemaWindow.open(db.reader, targets, pg);
+    const [a, b, c] = [migration('CREATE TABLE a (id int)'), migration('CREATE TABLE b (id int)'), migration('CREATE TABLE c (id int)')];
+    await window.before(a);
+    expect(window.runnable([a, b, c], 10)).toBe(3);
+    await window.after(a);
+    // Out of order: c was planned after b.
+    await expect(window.after(c)).rejects.toThrow(/the hook before it did not run/);
+    await window.before(a);
+    expect(window.runnable([a, b], 10)).toBe(2);
+    await window.after(a);
+    await window.flush();
+    await expect(window.after(b)).rejects.toThrow(/the hook before it did not run/);
+  });
+
   it('says so when the hook before a migration did not run', async () => {
     const db = new FakeDatabase();
     const window = await SchemaWindow.open(db.reader, targets, pg);

@@ -42,6 +42,28 @@ for (const [id, cases] of Object.entries(CASES)) {
       }
     }, 60_000);
 
+    // SQLite groups migrations into transactions instead, and the hooks run between them.
+    it.skipIf(id === 'sqlite')('writes the same snapshots when the hook lets migrations go to the server together', async () => {
+      const [one, together] = [await provision(target), await provision(target)];
+      try {
+        const reference = await runBatch(target.type, one.url, cases);
+        expectEverySnapshotLive(reference, cases.length);
+        const run = await runBatch(target.type, together.url, cases, { runs: true });
+        expect(run.error).toBeUndefined();
+        expect(run.warnings).toEqual([]);
+        expect(run.steps.map((s) => s.filename)).toEqual(reference.steps.map((s) => s.filename));
+        run.steps.forEach((step, i) => expect(step.snapshot, step.filename).toBe(reference.steps[i]!.live));
+        // Runs end where a migration touches what an earlier one of the window did (CASES do that
+        // often), and go on where none does.
+        expect(run.runs.reduce((a, b) => a + b, 0)).toBe(cases.length);
+        expect(Math.max(...run.runs)).toBeGreaterThan(1);
+        expect(run.runs.length).toBeGreaterThan(2);
+      } finally {
+        await disposeDialects();
+        await Promise.all([one.drop(), together.drop()]);
+      }
+    }, 60_000);
+
     it('writes the snapshots of the migrations before a failing one, and none for it', async () => {
       const db = await provision(target);
       try {
@@ -51,6 +73,20 @@ for (const [id, cases] of Object.entries(CASES)) {
         expect(run.warnings).toEqual([]);
         expectEverySnapshotLive(run, 4);
         expect(await snapshotIds(run.dir)).toEqual(['app__0001_m1', 'app__0002_m2', 'app__0003_m3', 'app__0004_m4']);
+        if (id === 'sqlite') return;
+        // Sent together: the failing migration ends the run [3, 4, 5] (3 touches a table of 1's
+        // window); 3 and 4 still get theirs.
+        const together = await provision(target);
+        try {
+          const inRuns = await runBatch(target.type, together.url, migrations, { runs: true });
+          expect(inRuns.error).toMatchObject({ name: 'MigrationFailedError' });
+          expect(inRuns.warnings).toEqual([]);
+          expect(inRuns.runs[1]).toBeGreaterThanOrEqual(3);
+          expect(await snapshotIds(inRuns.dir)).toEqual(['app__0001_m1', 'app__0002_m2', 'app__0003_m3', 'app__0004_m4']);
+          inRuns.steps.forEach((step, i) => expect(step.snapshot, step.filename).toBe(run.steps[i]!.live));
+        } finally {
+          await together.drop();
+        }
       } finally {
         await disposeDialects();
         await db.drop();

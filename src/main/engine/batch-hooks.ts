@@ -78,6 +78,21 @@ export class BatchHooks {
     if (hook) await this.#run(`before-migration hook for ${file.filename}`, () => hook({ ...this.#context, file, remaining }), false);
   }
 
+  /**
+   * Before the next versioned migrations where the executor sends several in one message: how many
+   * of `pending` run together ({@link EngineHooks.runLength}), or undefined when the hooks run
+   * before each one alone ({@link before}). A hook that throws warns; one migration runs then.
+   */
+  async runLength(pending: readonly MigrationFile[], remaining: number): Promise<number | undefined> {
+    const hook = this.#perMigration ? this.#hooks?.runLength?.bind(this.#hooks) : undefined;
+    if (!hook || pending.length === 0) return undefined;
+    let length = 1;
+    await this.#run(`before-migration hook for ${pending[0]!.filename}`, async () => {
+      length = await hook({ ...this.#context, pending, remaining });
+    }, false);
+    return Math.min(pending.length, Math.max(1, Math.floor(length) || 1));
+  }
+
   async after(file: MigrationFile, record: MigrationRecord): Promise<void> {
     const hook = this.#perMigration ? this.#hooks?.afterVersionedMigration?.bind(this.#hooks) : undefined;
     if (hook) await this.#run(`after-migration hook for ${file.filename}`, () => hook({ ...this.#context, file, record }), false);

@@ -110,6 +110,9 @@ async function withFilesAndSession<T>(
  */
 const GROUP_WINDOW_MS = 1000;
 
+/** How many pending migrations the per-migration hooks see when they say how many may run together. */
+const RUN_LOOKAHEAD = 128;
+
 function executor(
   session: DatabaseSession,
   ctx: EngineContext,
@@ -215,12 +218,33 @@ async function runPlan(session: DatabaseSession, ctx: EngineContext, options: Mi
   }
   try {
     if (hooks.perMigration) {
-      for (const [i, file] of plan.versioned.entries()) {
-        await hooks.before(file, plan.versioned.length - i);
-        const { outcome, record } = await exec.apply(file);
-        outcomes.push(outcome);
-        await hooks.after(file, record);
-        await hooks.flushCommits();
+      const { versioned } = plan;
+      for (let i = 0; i < versioned.length; ) {
+        const remaining = versioned.length - i;
+        // Where the executor sends migrations together, the hooks say how many may go at once.
+        const run = exec.sendsTogether ? await hooks.runLength(versioned.slice(i, i + RUN_LOOKAHEAD), remaining) : undefined;
+        if (run === undefined) {
+          const file = versioned[i++]!;
+          await hooks.before(file, remaining);
+          const { outcome, record } = await exec.apply(file);
+          outcomes.push(outcome);
+          await hooks.after(file, record);
+          await hooks.flushCommits();
+          continue;
+        }
+        const files = versioned.slice(i, i + run);
+        i += run;
+        const records: MigrationRecord[] = [];
+        try {
+          await exec.applyAll(files, ({ outcome, record }) => {
+            outcomes.push(outcome);
+            records.push(record);
+          });
+        } finally {
+          // Also before a failure's error goes on: the migrations before it are applied.
+          for (const [k, record] of records.entries()) await hooks.after(files[k]!, record);
+          await hooks.flushCommits();
+        }
       }
     } else {
       // Nothing runs between two migrations: the executor may send several in one message. The

@@ -135,6 +135,18 @@ export class Executor {
     return this.#options.groupWindowMs === undefined;
   }
 
+  /**
+   * Whether {@link applyAll} sends several migrations in one message here: the driver takes that,
+   * no statement is timed on its own (`--perf`), and no group window (SQLite). `--verbose` logs
+   * each migration as it starts and ends: where the answers to a message come together at its end,
+   * or records come in groups (outside a transaction), only one migration at a time keeps those
+   * lines true.
+   */
+  get sendsTogether(): boolean {
+    const progress = this.#options.verbose && (this.#conn.answersAtMessageEnd === true || !this.#dialect.capabilities.transactionalDdl);
+    return this.#conn.sendAll !== undefined && !this.#options.perf && !progress && this.#options.groupWindowMs === undefined;
+  }
+
   /** Run a file's upgrade statements and record it (insert, or update the row of a re-run repeatable). */
   async apply(file: MigrationFile, existing?: TrackedMigration): Promise<{ outcome: MigrationOutcome; record: MigrationRecord }> {
     return this.#apply(file, existing, this.#options.groupWindowMs !== undefined);
@@ -166,9 +178,8 @@ export class Executor {
    * group of them after the group's last, see {@link RecordMany}) and stops at the first
    * failing statement; what goes is its wait for the client between two migrations (the
    * answer's round trip and the client's turn), about as long as a small migration itself. Not
-   * with `--perf` (each statement's own time is logged), with `--verbose` where the answers come
-   * at the message's end (PostgreSQL), or with a group window (SQLite). For the
-   * caller to use only where nothing must run between two migrations (no per-migration hooks).
+   * where {@link sendsTogether} says no. For the caller to use only where nothing must run
+   * between two migrations (per-migration hooks: only a run they allow, see EngineHooks.runLength).
    * `onApplied` gets each applied migration in order, also those before a failure, which then
    * throws as {@link apply} does.
    */
@@ -178,8 +189,7 @@ export class Executor {
     // Outside a transaction the driver records migrations in groups: the answers that say them
     // recorded come together too.
     const inTransaction = this.#dialect.capabilities.transactionalDdl;
-    const progress = this.#options.verbose && (this.#conn.answersAtMessageEnd === true || !inTransaction);
-    const together = this.#conn.sendAll !== undefined && !this.#options.perf && !progress && this.#options.groupWindowMs === undefined;
+    const together = this.sendsTogether;
     let batch: MigrationFile[] = [];
     /** Each batched file's transaction mode: its warning is logged as it starts, its outcome says `outside`. */
     let modes: TransactionMode[] = [];

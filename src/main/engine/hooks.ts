@@ -22,6 +22,14 @@ export interface BeforeMigrationEvent extends HookContext {
   remaining: number;
 }
 
+/** Before a run of pending versioned migrations: see {@link EngineHooks.runLength}. */
+export interface BeforeRunEvent extends HookContext {
+  /** The batch's versioned migrations not run yet, in order (at least one). */
+  pending: readonly MigrationFile[];
+  /** Versioned migrations the batch still means to apply (fewer run when one fails). */
+  remaining: number;
+}
+
 /**
  * After a versioned migration ran and its tracking row was written. Where migrations are grouped
  * into one transaction (SQLite), it is not committed yet: see {@link EngineHooks.afterCommit}.
@@ -67,7 +75,8 @@ export interface AfterBatchEvent extends HookContext {
  * commit, whenever at least one versioned migration was applied (also when a later one failed)
  * or `beforeTail` was called.
  * The schema a hook reads between migrations includes every migration that ran before it,
- * committed or not (same connection).
+ * committed or not (same connection). With {@link EngineHooks.runLength}, migrations run in runs
+ * the hook allows, and their after-hooks come at the run's end.
  */
 export interface EngineHooks {
   /**
@@ -89,6 +98,15 @@ export interface EngineHooks {
    */
   tailCommitted?(event: AfterCommitEvent): void;
   beforeVersionedMigration?(event: BeforeMigrationEvent): Promise<void>;
+  /**
+   * Where the executor can send several migrations in one message (not SQLite's groups, `--perf`
+   * or `--verbose` progress): called before the next pending versioned migrations instead of
+   * {@link beforeVersionedMigration}, with the same duties for the first of them. Returns how many
+   * of them (from the first; at least one) may run back to back with no hook between them. Once
+   * they ran (or up to the one that failed), {@link afterVersionedMigration} is called for each in
+   * order, then {@link afterCommit}: what the schema was between two of them cannot be read then.
+   */
+  runLength?(event: BeforeRunEvent): Promise<number>;
   afterVersionedMigration?(event: AfterMigrationEvent): Promise<void>;
   afterCommit?(event: AfterCommitEvent): Promise<void>;
   afterBatch?(event: AfterBatchEvent): Promise<void>;

@@ -40,6 +40,18 @@ export const THREAD_MIN_TABLES = 100_000;
  */
 export const LARGE_BATCH = 100;
 
+/**
+ * How many migrations may run together, sent in one message with no read between them (see
+ * {@link EngineHooks.runLength}), when `remaining` are left: up to 100, a quarter of what is
+ * left, at least 4. Reads (and so snapshot writes) wait for a run's end; shorter runs toward the
+ * batch's end leave few snapshots to write after its last migration.
+ */
+export function runCap(remaining: number): number {
+  return Math.min(RUN_MAX, Math.max(RUN_MIN, Math.ceil(remaining / 4)));
+}
+const RUN_MAX = 100;
+const RUN_MIN = 4;
+
 /** A queued snapshot as the hook keeps it: with its whole window entry (the migration file). */
 interface Pending extends QueuedSnapshot {
   entry: WindowEntry;
@@ -69,8 +81,9 @@ interface BatchState {
 /**
  * A window is read early, before a migration that does not need it, once the writer has nothing
  * left to write and the window is this many times older than its last read took (and at least
- * {@link EARLY_READ_MIN_MS}): snapshots then get written while migrations run, and the reads
- * stay a small share of the batch.
+ * {@link EARLY_READ_MIN_MS}), or holds at least as many migrations as the batch has left:
+ * snapshots then get written while migrations run, the reads stay a small share of the batch,
+ * and few snapshots are left to write after its last migration.
  */
 const EARLY_READ_FACTOR = 20;
 const EARLY_READ_MIN_MS = 50;
@@ -86,6 +99,9 @@ const EARLY_READ_MIN_MS = 50;
  * - reads: the schema is read in full before the first migration; after that a
  *   {@link SchemaWindow} re-reads only the tables migrations touched (ddl-targets.ts; anything not
  *   recognised is read in full), lazily, one introspection for many migrations;
+ * - runs: where the executor sends migrations together (PostgreSQL, MySQL, MariaDB), `runLength`
+ *   lets the migrations up to the next one that needs a read first go in one message
+ *   ({@link SchemaWindow.runnable}, at most {@link runCap}): between them nothing is read;
  * - commits: a snapshot is queued only once its migration is committed (SQLite groups several
  *   migrations into one transaction; a group rolled back never gets snapshots);
  * - writes: a {@link SnapshotQueue} writes the files in the background while the next migrations
@@ -165,6 +181,24 @@ export function snapshotHooks(options: SnapshotHookOptions): EngineHooks {
     throw error;
   };
 
+  /**
+   * What comes before a migration (or a run of them): the window opened (a full read) when there
+   * is none, an early read when it is due, and the migration planned (a read first when it needs one).
+   */
+  const before = async (state: BatchState, file: MigrationFile, remaining: number): Promise<SchemaWindow> => {
+    if (!state.window) state.window = await openWindow(state);
+    const window = state.window;
+    const oldest = window.oldest;
+    const due = window.age >= Math.max(EARLY_READ_MIN_MS, EARLY_READ_FACTOR * window.reads.lastMs) || window.waiting >= remaining;
+    if (oldest && due && (state.queue?.idle ?? true) && state.committed.has(oldest.file)) {
+      await window.flush();
+      release(state);
+    }
+    await window.before(file);
+    release(state);
+    return window;
+  };
+
   return {
     tailSize: deferred.tailSize,
     beforeTail: deferred.beforeTail,
@@ -175,17 +209,22 @@ export function snapshotHooks(options: SnapshotHookOptions): EngineHooks {
       const state = await stateFor(event, event.remaining);
       if (!state) return;
       try {
-        if (!state.window) state.window = await openWindow(state);
-        const window = state.window;
-        const oldest = window.oldest;
-        if (oldest && (state.queue?.idle ?? true) && state.committed.has(oldest.file) && window.age >= Math.max(EARLY_READ_MIN_MS, EARLY_READ_FACTOR * window.reads.lastMs)) {
-          await window.flush();
-          release(state);
-        }
-        await window.before(event.file);
-        release(state);
+        await before(state, event.file, event.remaining);
       } catch (error) {
         giveUp(state, error);
+      }
+    },
+
+    async runLength(event) {
+      const first = event.pending[0];
+      if (first?.version === undefined) return 1;
+      const state = await stateFor(event, event.remaining);
+      if (!state) return event.pending.length;
+      try {
+        const window = await before(state, first, event.remaining);
+        return window.runnable(event.pending, runCap(event.remaining));
+      } catch (error) {
+        return giveUp(state, error);
       }
     },
 

@@ -68,6 +68,8 @@ export class SchemaWindow {
   /** A migration of the window declared a foreign key that follows its target: read each alone from now on. */
   #looseReference = false;
   #planned: { file: MigrationFile; effect: MigrationEffect } | undefined;
+  /** The migrations {@link runnable} let run after the planned one, with their effects, in order. */
+  #run: { file: MigrationFile; effect: MigrationEffect }[] = [];
   #openedAt = 0;
   /** Reads done (partial or full) and the time they took, for the caller's log. */
   readonly reads = { count: 0, ms: 0, lastMs: 0 };
@@ -121,7 +123,7 @@ export class SchemaWindow {
     if (effect.kind === 'full') return false;
     // Answers that never depend on the schema before (no table's IR following another's).
     const byNameOnly = this.#syntax.namesEveryTable && !this.#code.dependents && !this.#looseReference;
-    if (this.#open.length > 0 && !byNameOnly && this.#needsRead(effect)) return false;
+    if (this.#open.length > 0 && !byNameOnly && this.#needsRead(effect, this.#pendingState())) return false;
     this.#planned = { file, effect };
     await this.after(file);
     return true;
@@ -145,21 +147,60 @@ export class SchemaWindow {
   /** Before `file` runs: resolve its effect, reading the window first when the answer could depend on it. */
   async before(file: MigrationFile): Promise<void> {
     let effect = this.#effect(file);
-    if (this.#open.length > 0 && this.#needsRead(effect)) {
+    if (this.#open.length > 0 && this.#needsRead(effect, this.#pendingState())) {
       await this.flush();
       effect = this.#effect(file);
     }
     this.#planned = { file, effect };
+    this.#run = [];
+  }
+
+  /**
+   * After {@link before} for `files[0]`: how many of `files` (at most `max`, at least one) may run
+   * back to back, with no read between them, each getting the step it would get run alone. The
+   * run ends before a migration that would need a read first (it touches a table an earlier one
+   * of the window touched, or its answer depends on the window) and before a `full` one, and
+   * after a `full` first one (its {@link after} reads). {@link after} then takes them in order.
+   */
+  runnable(files: readonly MigrationFile[], max: number): number {
+    const first = this.#planned;
+    if (first?.file !== files[0] || first.effect.kind === 'full') return 1;
+    const state = this.#pendingState(true);
+    const add = (file: MigrationFile, effect: MigrationEffect): void => {
+      if (effect.kind !== 'partial') return;
+      state.open++;
+      for (const key of this.#candidateKeys(effect.tables)) state.dirty.add(this.#targets.asciiLower(key));
+      state.enumsDirty ||= effect.enums;
+      state.looseReference ||= this.#targets.declaresLooseReference(file.upgrade.map((s) => s.text), this.#syntax);
+    };
+    add(first.file, first.effect);
+    const run: { file: MigrationFile; effect: MigrationEffect }[] = [];
+    const end = Math.min(files.length, Math.max(1, max));
+    for (let i = 1; i < end; i++) {
+      const file = files[i]!;
+      const effect = this.#effect(file);
+      if (effect.kind === 'full' || (state.open > 0 && this.#needsRead(effect, state))) break;
+      add(file, effect);
+      run.push({ file, effect });
+    }
+    this.#run = run;
+    return run.length + 1;
   }
 
   /**
    * After `file` ran: its entry, with its step when known now (`none`; `full`, read at once).
-   * @throws MtoolError `MTOOL_SNAPSHOT` when {@link before} was not called for it.
+   * @throws MtoolError `MTOOL_SNAPSHOT` when neither {@link before} nor {@link runnable} planned it.
    */
   async after(file: MigrationFile): Promise<WindowEntry> {
-    const planned = this.#planned;
+    let planned = this.#planned;
     this.#planned = undefined;
+    if (planned === undefined && this.#run[0]?.file === file) {
+      planned = this.#run.shift()!;
+      // Planned against the window as it is now: a read since then would have ended the run.
+      if (this.#open.length > 0 && this.#needsRead(planned.effect, this.#pendingState())) planned = undefined;
+    }
     if (planned?.file !== file) {
+      this.#run = [];
       throw new MtoolError('MTOOL_SNAPSHOT', `schema snapshot of ${file.filename}: the hook before it did not run, so what it changed is unknown; the next migration starts over with a full read`);
     }
     const { effect } = planned;
@@ -240,6 +281,8 @@ export class SchemaWindow {
       Object.assign(union.constraints, part.constraints);
     }
     this.#setBase(mergeTables(this.#base, union, replaced.flat(), open.some((o) => o.enums)));
+    // Effects planned against the schema before this read no longer hold.
+    this.#run = [];
     this.#open = [];
     this.#dirty.clear();
     this.#enumsDirty = false;
@@ -261,17 +304,22 @@ export class SchemaWindow {
     );
   }
 
+  /** What {@link #needsRead} looks at, as the window has it now (with `copy`, for {@link runnable} to extend). */
+  #pendingState(copy = false): PendingState {
+    return { open: this.#open.length, dirty: copy ? new Set(this.#dirty) : this.#dirty, enumsDirty: this.#enumsDirty, looseReference: this.#looseReference };
+  }
+
   /** Whether the window must be read before a migration with this effect (see the class comment). */
-  #needsRead(effect: MigrationEffect): boolean {
+  #needsRead(effect: MigrationEffect, state: PendingState): boolean {
     switch (effect.kind) {
       case 'none':
         return false;
       case 'full':
         return true;
       case 'partial':
-        if (this.#code.dependents || this.#looseReference) return true;
-        if (effect.enums && this.#enumsDirty) return true;
-        return this.#candidateKeys(effect.tables).some((k) => this.#dirty.has(this.#targets.asciiLower(k)));
+        if (this.#code.dependents || state.looseReference) return true;
+        if (effect.enums && state.enumsDirty) return true;
+        return this.#candidateKeys(effect.tables).some((k) => state.dirty.has(this.#targets.asciiLower(k)));
     }
   }
 
@@ -317,6 +365,16 @@ export class SchemaWindow {
  */
 function readsInFull(asked: number, tableCount: number, dialect: DdlSyntax['dialect']): boolean {
   return asked > 32 && (dialect === 'mysql' ? asked * 4 > tableCount * 3 : asked * 4 > tableCount);
+}
+
+/** The window's unread state that decides whether a migration needs a read first. */
+interface PendingState {
+  /** Migrations waiting for a read. */
+  open: number;
+  /** Their tables, in ASCII lower case. */
+  dirty: Set<string>;
+  enumsDirty: boolean;
+  looseReference: boolean;
 }
 
 interface Owned {
