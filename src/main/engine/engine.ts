@@ -218,34 +218,7 @@ async function runPlan(session: DatabaseSession, ctx: EngineContext, options: Mi
   }
   try {
     if (hooks.perMigration) {
-      const { versioned } = plan;
-      for (let i = 0; i < versioned.length; ) {
-        const remaining = versioned.length - i;
-        // Where the executor sends migrations together, the hooks say how many may go at once.
-        const run = exec.sendsTogether ? await hooks.runLength(versioned.slice(i, i + RUN_LOOKAHEAD), remaining) : undefined;
-        if (run === undefined) {
-          const file = versioned[i++]!;
-          await hooks.before(file, remaining);
-          const { outcome, record } = await exec.apply(file);
-          outcomes.push(outcome);
-          await hooks.after(file, record);
-          await hooks.flushCommits();
-          continue;
-        }
-        const files = versioned.slice(i, i + run);
-        i += run;
-        const records: MigrationRecord[] = [];
-        try {
-          await exec.applyAll(files, ({ outcome, record }) => {
-            outcomes.push(outcome);
-            records.push(record);
-          });
-        } finally {
-          // Also before a failure's error goes on: the migrations before it are applied.
-          for (const [k, record] of records.entries()) await hooks.after(files[k]!, record);
-          await hooks.flushCommits();
-        }
-      }
+      await applyWithHooks(exec, hooks, plan.versioned, outcomes);
     } else {
       // Nothing runs between two migrations: the executor may send several in one message. The
       // hooks may start something before the last few (the deferred snapshot's read).
@@ -270,6 +243,39 @@ async function runPlan(session: DatabaseSession, ctx: EngineContext, options: Mi
   for (const step of plan.repeatables) outcomes.push((await exec.apply(step.file, step.existing)).outcome);
   await exec.finish();
   return hooks.applied.map((a) => a.record);
+}
+
+/**
+ * Versioned migrations with a hook before and after each: where the executor sends migrations
+ * together, in runs as long as the hooks allow (EngineHooks.runLength), their after-hooks at the
+ * run's end (also for those before a failure); else one at a time.
+ */
+async function applyWithHooks(exec: Executor, hooks: BatchHooks, versioned: readonly MigrationFile[], outcomes: MigrationOutcome[]): Promise<void> {
+  for (let i = 0; i < versioned.length; ) {
+    const remaining = versioned.length - i;
+    const run = exec.sendsTogether ? await hooks.runLength(versioned.slice(i, i + RUN_LOOKAHEAD), remaining) : undefined;
+    if (run === undefined) {
+      const file = versioned[i++]!;
+      await hooks.before(file, remaining);
+      const { outcome, record } = await exec.apply(file);
+      outcomes.push(outcome);
+      await hooks.after(file, record);
+      await hooks.flushCommits();
+      continue;
+    }
+    const files = versioned.slice(i, i + run);
+    i += run;
+    const records: MigrationRecord[] = [];
+    try {
+      await exec.applyAll(files, ({ outcome, record }) => {
+        outcomes.push(outcome);
+        records.push(record);
+      });
+    } finally {
+      for (const [k, record] of records.entries()) await hooks.after(files[k]!, record);
+      await hooks.flushCommits();
+    }
+  }
 }
 
 async function dryRun(session: DatabaseSession, files: MigrationFile[], options: MigrateOptions, started: number): Promise<RunResult> {
