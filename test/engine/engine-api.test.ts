@@ -10,6 +10,7 @@ import type { EngineHooks } from '../../src/main/engine/hooks.js';
 import { MigrationFailedError } from '../../src/main/engine/migration-error.js';
 import { configureLogging, logger } from '../../src/main/log.js';
 import { migration } from './support/project.js';
+import { recordingHooks } from './support/recording-hooks.js';
 import { testEntry } from '../support/database-entry.js';
 import { connectTo } from '../support/databases.js';
 import { TARGETS, provision, targetReachable, type ProvisionedDatabase } from './support/targets.js';
@@ -123,20 +124,26 @@ describe('engine on SQLite', () => {
 });
 
 const pg = TARGETS.find((t) => t.id === 'postgresql')!;
-describe.skipIf(!(await targetReachable(pg)))('engine on PostgreSQL', () => {
-  let db: ProvisionedDatabase;
-  let root: string;
+/** A fresh PostgreSQL database and migration root for the enclosing describe, from its beforeAll on. */
+function onPostgres(): { db: ProvisionedDatabase; root: string } {
+  const env = {} as { db: ProvisionedDatabase; root: string };
   beforeAll(async () => {
-    db = await provision(pg);
-    root = await tempRoot();
+    env.db = await provision(pg);
+    env.root = await tempRoot();
   });
   afterAll(async () => {
     await disposeDialects();
-    await db?.drop();
-    await rm(root, { recursive: true, force: true });
+    await env.db?.drop();
+    if (env.root) await rm(env.root, { recursive: true, force: true });
   });
+  return env;
+}
+
+describe.skipIf(!(await targetReachable(pg)))('engine on PostgreSQL', () => {
+  const env = onPostgres();
 
   it('runs a file with CREATE INDEX CONCURRENTLY outside a transaction, with a warning', async () => {
+    const { db, root } = env;
     const entry = testEntry(root, 'app', 'postgresql', db.url);
     await put(root, 'app__0001_t.sql', migration(['CREATE TABLE t (id integer, v text)'], ['DROP TABLE t']));
     await put(root, 'app__0002_idx.sql', migration(['CREATE INDEX CONCURRENTLY t_v ON t (v)'], ['DROP INDEX CONCURRENTLY t_v']));
@@ -161,6 +168,7 @@ describe.skipIf(!(await targetReachable(pg)))('engine on PostgreSQL', () => {
   });
 
   it('raises LockError naming the holder while another session holds the lock', async () => {
+    const { db, root } = env;
     const entry = testEntry(root, 'app', 'postgresql', db.url);
     await put(root, 'app__0004_slow.sql', migration(['SELECT pg_sleep(2)'], ['SELECT 1']));
     const first = engine.migrate(entry, { root, log: logger });
@@ -173,48 +181,14 @@ describe.skipIf(!(await targetReachable(pg)))('engine on PostgreSQL', () => {
 });
 
 describe.skipIf(!(await targetReachable(pg)))('per-migration hooks that let migrations run together (PostgreSQL)', () => {
-  let db: ProvisionedDatabase;
-  let root: string;
-  beforeAll(async () => {
-    db = await provision(pg);
-    root = await tempRoot();
-  });
-  afterAll(async () => {
-    await disposeDialects();
-    await db?.drop();
-    await rm(root, { recursive: true, force: true });
-  });
-
-  /** Hooks that log each call; `runLength` answers from `lengths` in turn. */
-  const recording = (lengths: (number | Error)[]) => {
-    const calls: string[] = [];
-    const hooks: EngineHooks = {
-      async runLength(e) {
-        calls.push(`run ${e.pending.map((f) => f.version).join(',')} remaining=${e.remaining}`);
-        const next = lengths.shift() ?? 1;
-        if (next instanceof Error) throw next;
-        return next;
-      },
-      async beforeVersionedMigration(e) {
-        calls.push(`before ${e.file.version}`);
-      },
-      async afterVersionedMigration(e) {
-        calls.push(`after ${e.file.version}`);
-      },
-      async afterCommit(e) {
-        calls.push(`commit ${e.committed.map((c) => c.file.version).join(',')}`);
-      },
-      async afterBatch(e) {
-        calls.push(`batch ${e.applied.map((a) => a.file.version).join(',')} failed=${e.failed}`);
-      },
-    };
-    return { calls, hooks };
-  };
+  const env = onPostgres();
 
   it('runs as many as the hook allows, then calls the after-hooks of the run in order; a hook that throws runs one', async () => {
+    const { db, root } = env;
     const entry = testEntry(root, 'app', 'postgresql', db.url);
     for (const v of ['0001', '0002', '0003', '0004', '0005']) await put(root, `app__${v}_t${v}.sql`, migration([`CREATE TABLE t${v} (id integer)`], [`DROP TABLE t${v}`]));
-    const { calls, hooks } = recording([3, new Error('window read failed'), 9]);
+    const calls: string[] = [];
+    const hooks = recordingHooks(calls, [3, new Error('window read failed'), 9]);
     configureLogging({ level: 'info', json: true, sink });
     const result = await engine.migrate(entry, { root, log: logger }, { hooks });
     expect(result.outcomes.map((o) => [o.version, o.action])).toEqual(['0001', '0002', '0003', '0004', '0005'].map((v) => [v, 'applied']));
@@ -238,11 +212,13 @@ describe.skipIf(!(await targetReachable(pg)))('per-migration hooks that let migr
   });
 
   it('a failure inside a run: the after-hooks of the migrations before it, none for it, and the batch ends failed', async () => {
+    const { db, root } = env;
     const entry = testEntry(root, 'app', 'postgresql', db.url);
     await put(root, 'app__0006_u.sql', migration(['CREATE TABLE u (id integer)'], ['DROP TABLE u']));
     await put(root, 'app__0007_bad.sql', migration(['INSERT INTO nowhere VALUES (1)'], ['SELECT 1']));
     await put(root, 'app__0008_v.sql', migration(['CREATE TABLE v (id integer)'], ['DROP TABLE v']));
-    const { calls, hooks } = recording([3]);
+    const calls: string[] = [];
+    const hooks = recordingHooks(calls, [3]);
     const error = await engine.migrate(entry, { root, log: logger }, { hooks }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MigrationFailedError);
     expect(calls).toEqual(['run 0006,0007,0008 remaining=3', 'after 0006', 'commit 0006', 'batch 0006 failed=true']);

@@ -6,12 +6,12 @@ import { disposeDialects } from '../../src/dialects/index.js';
 import { withSession } from '../../src/main/engine/database-session.js';
 import * as engine from '../../src/main/engine/engine.js';
 import { Executor } from '../../src/main/engine/executor.js';
-import type { EngineHooks } from '../../src/main/engine/hooks.js';
 import { ensureParsed, loadMigrations } from '../../src/main/engine/load-migrations.js';
 import { MigrationFailedError } from '../../src/main/engine/migration-error.js';
 import { configureLogging, logger } from '../../src/main/log.js';
 import { testEntry } from '../support/database-entry.js';
 import { DEFERRED_ORPHAN, migration } from './support/project.js';
+import { recordingHooks } from './support/recording-hooks.js';
 import { TARGETS, provision, queryOnce, tableExistsAt, targetReachable, type ProvisionedDatabase } from './support/targets.js';
 
 /**
@@ -37,23 +37,6 @@ afterEach(async () => {
 afterAll(() => disposeDialects());
 
 const put = (filename: string, content: string) => writeFile(join(root, 'migrations', 'app', filename), content);
-
-function recordingHooks(calls: string[]): EngineHooks {
-  return {
-    async beforeVersionedMigration(e) {
-      calls.push(`before ${e.file.version}`);
-    },
-    async afterVersionedMigration(e) {
-      calls.push(`after ${e.file.version}`);
-    },
-    async afterCommit(e) {
-      calls.push(`commit ${e.committed.map((c) => c.file.version).join(',')}`);
-    },
-    async afterBatch(e) {
-      calls.push(`batch ${e.applied.map((a) => a.file.version).join(',')} failed=${e.failed}`);
-    },
-  };
-}
 
 const pg = TARGETS.find((t) => t.id === 'postgresql')!;
 const pgReachable = await targetReachable(pg);
