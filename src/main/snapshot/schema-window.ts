@@ -67,9 +67,9 @@ export class SchemaWindow {
   #enumsDirty = false;
   /** A migration of the window declared a foreign key that follows its target: read each alone from now on. */
   #looseReference = false;
-  #planned: { file: MigrationFile; effect: MigrationEffect } | undefined;
+  #planned: Planned | undefined;
   /** The migrations {@link runnable} let run after the planned one, with their effects, in order. */
-  #run: { file: MigrationFile; effect: MigrationEffect }[] = [];
+  #run: Planned[] = [];
   #openedAt = 0;
   /** Reads done (partial or full) and the time they took, for the caller's log. */
   readonly reads = { count: 0, ms: 0, lastMs: 0 };
@@ -166,22 +166,24 @@ export class SchemaWindow {
     const first = this.#planned;
     if (first?.file !== files[0] || first.effect.kind === 'full') return 1;
     const state = this.#pendingState(true);
-    const add = (file: MigrationFile, effect: MigrationEffect): void => {
-      if (effect.kind !== 'partial') return;
+    // As after() will take each: the keys and the loose reference found here are kept for it.
+    const add = (planned: Planned): void => {
+      if (planned.effect.kind !== 'partial') return;
       state.open++;
-      for (const key of this.#candidateKeys(effect.tables)) state.dirty.add(this.#targets.asciiLower(key));
-      state.enumsDirty ||= effect.enums;
-      state.looseReference ||= this.#targets.declaresLooseReference(file.upgrade.map((s) => s.text), this.#syntax);
+      planned.keys = this.#candidateKeys(planned.effect.tables);
+      for (const key of planned.keys) state.dirty.add(this.#targets.asciiLower(key));
+      state.enumsDirty ||= planned.effect.enums;
+      planned.looseReference = this.#declaresLooseReference(planned.file);
+      state.looseReference ||= planned.looseReference;
     };
-    add(first.file, first.effect);
-    const run: { file: MigrationFile; effect: MigrationEffect }[] = [];
+    add(first);
+    const run: Planned[] = [];
     const end = Math.min(files.length, Math.max(1, max));
     for (let i = 1; i < end; i++) {
-      const file = files[i]!;
-      const effect = this.#effect(file);
-      if (effect.kind === 'full' || (state.open > 0 && this.#needsRead(effect, state))) break;
-      add(file, effect);
-      run.push({ file, effect });
+      const planned: Planned = { file: files[i]!, effect: this.#effect(files[i]!) };
+      if (planned.effect.kind === 'full' || (state.open > 0 && this.#needsRead(planned.effect, state))) break;
+      add(planned);
+      run.push(planned);
     }
     this.#run = run;
     return run.length + 1;
@@ -223,12 +225,12 @@ export class SchemaWindow {
         break;
       }
       case 'partial': {
-        const keys = this.#candidateKeys(effect.tables);
+        const keys = planned.keys ?? this.#candidateKeys(effect.tables);
         if (this.#open.length === 0) this.#openedAt = performance.now();
         this.#open.push({ entry, keys, enums: effect.enums });
         for (const key of keys) this.#dirty.add(this.#targets.asciiLower(key));
         this.#enumsDirty ||= effect.enums;
-        this.#looseReference ||= this.#targets.declaresLooseReference(file.upgrade.map((s) => s.text), this.#syntax);
+        this.#looseReference ||= planned.looseReference ?? this.#declaresLooseReference(file);
         break;
       }
     }
@@ -293,6 +295,10 @@ export class SchemaWindow {
     this.reads.count++;
     this.reads.ms += ms;
     this.reads.lastMs = ms;
+  }
+
+  #declaresLooseReference(file: MigrationFile): boolean {
+    return this.#targets.declaresLooseReference(file.upgrade.map((s) => s.text), this.#syntax);
   }
 
   #effect(file: MigrationFile): MigrationEffect {
@@ -365,6 +371,17 @@ export class SchemaWindow {
  */
 function readsInFull(asked: number, tableCount: number, dialect: DdlSyntax['dialect']): boolean {
   return asked > 32 && (dialect === 'mysql' ? asked * 4 > tableCount * 3 : asked * 4 > tableCount);
+}
+
+/**
+ * A migration planned before it ran: its effect, and where {@link SchemaWindow.runnable} planned
+ * it, the table keys it asks for and whether it declares a loose reference.
+ */
+interface Planned {
+  file: MigrationFile;
+  effect: MigrationEffect;
+  keys?: string[];
+  looseReference?: boolean;
 }
 
 /** The window's unread state that decides whether a migration needs a read first. */
