@@ -96,7 +96,15 @@ export async function runBatch(
   const check = options.check !== false && !options.runs;
   const hooks: EngineHooks = {
     beforeVersionedMigration: (event) => inner.beforeVersionedMigration!(event),
-    ...(options.runs ? { runLength: async (event) => runs[runs.push(await inner.runLength!(event)) - 1]! } : {}),
+    ...(options.runs
+      ? {
+          async runLength(event) {
+            const length = await inner.runLength!(event);
+            runs.push(length);
+            return length;
+          },
+        }
+      : {}),
     async afterVersionedMigration(event) {
       await inner.afterVersionedMigration!(event);
       const live = check ? body(await event.dialect.introspect(event.conn, { exclude: trackingTables(entry) })) : '';
