@@ -44,6 +44,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchOptions } from './lib/args.mjs';
 import { envNote, measuredEnv } from './lib/env.mjs';
+import { emptyTrash, trash } from './lib/trash.mjs';
 import { postgresql, mariadb, sqlite } from './peers/engines.mjs';
 import { median, runChecked } from './peers/run-timed.mjs';
 import { summarize, printEngine } from './peers/report.mjs';
@@ -141,7 +142,7 @@ async function measureEngine(engine, engineTools, run = 1) {
         if (state.db) await engine.drop(state.db);
         state.db = await engine.create(state.dbName);
         if (!state.commands) {
-          rmSync(state.dir, { recursive: true, force: true });
+          trash(state.dir);
           mkdirSync(state.dir, { recursive: true });
           state.commands = state.tool.prepare({ dir: state.dir, db: state.db, count });
         }
@@ -254,5 +255,6 @@ const resultFile = join(benchDir, 'results', `migrate-peers-${new Date().toISOSt
 const results = runResults.length === 1 ? runResults[0] : runResults;
 writeFileSync(resultFile, JSON.stringify({ count, reps, applyReps, runs, cores: cpus().length, node: process.version, keepEnv: opts['keep-env'], nodeStartMs, nodeStartShellMs, results }, null, 2));
 log(`results written to ${resultFile}`);
+emptyTrash();
 const anyError = runResults.some((r) => Object.values(r).some((engine) => Object.values(engine).some((row) => row.error)));
 process.exitCode = anyError || targetLines.some((line) => !line.ok) ? 1 : 0;

@@ -15,13 +15,15 @@
 // bytes, write and wait times) is printed too.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { benchOptions } from './lib/args.mjs';
+import { emptyTrash, trash } from './lib/trash.mjs';
 import { mariadb, postgresql, sqlite } from './peers/engines.mjs';
+import { mtoolUrl } from './peers/tools/mtool.mjs';
 
 const repoRoot = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const bin = join(repoRoot, 'dist', 'cli', 'bin.js');
@@ -43,16 +45,9 @@ if (!existsSync(bin)) throw new Error(`${bin} is missing: build first (npm run b
 const engines = { postgresql, mariadb, sqlite: sqlite(workDir) };
 const GNU_TIME = existsSync('/usr/bin/time') && spawnSync('/usr/bin/time', ['-f', '%U', 'true'], { encoding: 'utf8' }).status === 0 ? '/usr/bin/time' : undefined;
 
-/** The URL mtool's config takes for a fresh database of bench/peers/engines.mjs. */
-function mtoolUrl(db) {
-  if (db.engine === 'sqlite') return `sqlite:///${db.file}`;
-  const url = new URL(db.url.href);
-  url.protocol = db.engine === 'postgresql' ? 'postgresql:' : 'mysql:';
-  return url.href;
-}
 
 function writeProject(dir, engine, url) {
-  rmSync(dir, { recursive: true, force: true });
+  trash(dir);
   const migrations = join(dir, 'migrations', 'bench');
   mkdirSync(migrations, { recursive: true });
   for (let i = 1; i <= n; i++) {
@@ -95,12 +90,13 @@ async function applyOnce(engineName, deferred) {
 }
 
 /**
- * Untimed, after each run: delete its snapshots and flush the file system, so the next run does
- * not pay for this one's deletion (ext4 discards) or the writeback of its files, which a user's
- * next command would not meet either.
+ * Untimed, after each run: set its snapshots aside (bench/lib/trash.mjs: deleting them now would
+ * slow the next run's file creation) and flush the file system, so the next run does not share
+ * the disk with the writeback of this one's files, which a user's next command would not meet
+ * either.
  */
 function settleDisk(dir) {
-  rmSync(join(dir, '.mtool'), { recursive: true, force: true });
+  trash(join(dir, '.mtool'));
   spawnSync('sync');
 }
 
@@ -133,5 +129,6 @@ for (const engineName of opts.engines.split(',')) {
     if (opts.log && batchLine) console.log(`  ${batchLine.trim()}`);
   }
 }
+emptyTrash();
 if (opts.json) console.log(JSON.stringify({ results, cpus: cpus().length, loadavg: loadavg() }, null, 2));
 else console.log(`(${cpus().length} cpus, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}, median of ${reps})`);

@@ -12,7 +12,7 @@
 // run gets a fresh database (bench/peers/engines.mjs) and an empty `.mtool`, the B tables made
 // by an untimed `migrate --defer-snapshots` first. Prints per grid point the tables written
 // in all (N x (B + N/2)), both times (median) and thread / main.
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -20,7 +20,9 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { benchOptions } from './lib/args.mjs';
 import { importBuilt } from './lib/built.mjs';
+import { emptyTrash, trash } from './lib/trash.mjs';
 import { mariadb, postgresql, sqlite } from './peers/engines.mjs';
+import { mtoolUrl } from './peers/tools/mtool.mjs';
 
 const opts = benchOptions('snapshot-thread', 'usage: node bench/snapshot-thread.mjs [--engine postgresql|mariadb|sqlite] [--reps 5] [--grid N:B,...] (N migrations over B tables)', {
   reps: { type: 'string', default: '5' },
@@ -47,16 +49,10 @@ const engines = { postgresql, mariadb, sqlite: sqlite(work) };
 const engine = engines[opts.engine];
 if (!engine) throw new Error(`--engine must be one of ${Object.keys(engines).join(', ')}`);
 
-function mtoolUrl(db) {
-  if (db.engine === 'sqlite') return `sqlite:///${db.file}`;
-  const url = new URL(db.url.href);
-  url.protocol = db.engine === 'postgresql' ? 'postgresql:' : 'mysql:';
-  return url.href;
-}
 
 async function once({ n, base }, thread) {
   const dir = join(work, `${n}-${base}-${thread ? 'thread' : 'main'}`);
-  rmSync(dir, { recursive: true, force: true });
+  trash(dir);
   mkdirSync(join(dir, 'migrations', 'bench'), { recursive: true });
   for (let i = 1; i <= base + n; i++) {
     writeFileSync(join(dir, 'migrations', 'bench', `bench__${String(i).padStart(4, '0')}_t_${i}.sql`), `-- upgrade\nCREATE TABLE t_${i} (id integer primary key, name text);\n`);
@@ -79,7 +75,7 @@ async function once({ n, base }, thread) {
     return ms;
   } finally {
     await engine.drop(db);
-    rmSync(dir, { recursive: true, force: true });
+    trash(dir);
   }
 }
 
@@ -96,4 +92,5 @@ for (const point of grid) {
   const [m, t] = [median(main), median(thread)];
   console.log(`${String(point.n).padStart(10)}  ${String(point.base).padStart(13)}  ${String(written).padStart(14)}  ${m.toFixed(1).padStart(7)}  ${t.toFixed(1).padStart(9)}  ${(t / m).toFixed(2).padStart(11)}x`);
 }
+emptyTrash();
 console.log(`(${cpus().length} cpus, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}, median of ${reps})`);

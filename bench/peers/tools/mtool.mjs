@@ -3,16 +3,18 @@
 // sections; its own `_mtool_migrations` table. Build first (`npm run build`).
 // Two rows: `mtool` as it runs by default (a schema snapshot after every applied migration) and
 // `mtool-defer` with `--defer-snapshots` (one snapshot at the end of the batch).
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { trash } from '../../lib/trash.mjs';
 import { upSql, downSql, version, indexes } from '../statements.mjs';
 
 export const repoRoot = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 export const mtoolBin = join(repoRoot, 'dist', 'cli', 'bin.js');
 const DB_NAME = 'bench';
 
-function mtoolUrl(db) {
+/** The URL mtool's config takes for a fresh database of bench/peers/engines.mjs. */
+export function mtoolUrl(db) {
   if (db.engine === 'sqlite') return `sqlite:///${db.file}`; // three slashes + absolute path
   const url = new URL(db.url.href);
   url.protocol = db.engine === 'postgresql' ? 'postgresql:' : 'mysql:';
@@ -25,10 +27,10 @@ export function mtoolTool(name, flags = []) {
     name,
     engines: ['postgresql', 'mariadb', 'sqlite'],
     trackingTable: '_mtool_migrations',
-    /** A fresh apply starts without the snapshots and model state of the previous repetition. */
+    /** A fresh apply starts without the snapshots and model state of the previous repetition (set aside: bench/lib/trash.mjs). */
     reset({ dir }) {
-      rmSync(join(dir, '.mtool', 'schemas'), { recursive: true, force: true });
-      rmSync(join(dir, '.mtool', 'model_state.json'), { force: true });
+      trash(join(dir, '.mtool', 'schemas'));
+      trash(join(dir, '.mtool', 'model_state.json'));
     },
     prepare: (args) => prepare(args, flags),
   };
