@@ -87,6 +87,8 @@ export class SnapshotWriter {
   readonly #blocking: boolean;
   /** Sorted as {@link listSnapshots} sorts: version, then path. */
   #known: Known[] | undefined;
+  /** The paths in {@link #known} (each once): a batch's new files are looked up without a scan of the list. */
+  #knownPaths = new Set<string>();
   /** Per IR object: its line in the map it was last seen in (the key is part of the line). */
   #lines = new WeakMap<object, { key: string; line: Buffer }>();
   /** Per map (`tables` ...): its text as of the last staged snapshot. */
@@ -306,7 +308,10 @@ export class SnapshotWriter {
 
   /** The checksum of the latest intact snapshot of an earlier version, as writeSnapshot finds it. */
   async #previousChecksum(version: number): Promise<string | null> {
-    this.#known ??= (await listSnapshots(this.#root, this.#databaseName)).map((e) => ({ path: e.path, version: e.version }));
+    if (!this.#known) {
+      this.#known = (await listSnapshots(this.#root, this.#databaseName)).map((e) => ({ path: e.path, version: e.version }));
+      this.#knownPaths = new Set(this.#known.map((e) => e.path));
+    }
     for (let k = this.#known.length - 1; k >= 0; k--) {
       const entry = this.#known[k]!;
       if (entry.version >= version) continue;
@@ -319,12 +324,13 @@ export class SnapshotWriter {
   /** Record a file as written (replacing what was known of the same path, which is returned). */
   #remember(entry: Known): Known | undefined {
     const known = (this.#known ??= []);
-    const index = known.findLastIndex((e) => e.path === entry.path);
+    const index = this.#knownPaths.has(entry.path) ? known.findLastIndex((e) => e.path === entry.path) : -1;
     const replaced = index < 0 ? undefined : known.splice(index, 1)[0];
     // A batch writes versions in ascending order: the new entry goes last, found from the end.
     let at = known.length;
     while (at > 0 && (known[at - 1]!.version > entry.version || (known[at - 1]!.version === entry.version && known[at - 1]!.path > entry.path))) at--;
     known.splice(at, 0, entry);
+    this.#knownPaths.add(entry.path);
     return replaced;
   }
 
@@ -333,6 +339,7 @@ export class SnapshotWriter {
     const at = this.#known?.findIndex((e) => e.path === path && e.checksum === checksum) ?? -1;
     if (at < 0) return;
     this.#known!.splice(at, 1);
+    this.#knownPaths.delete(path);
     if (replaced) this.#remember(replaced);
   }
 }
