@@ -44,7 +44,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchOptions } from './lib/args.mjs';
 import { envNote, measuredEnv } from './lib/env.mjs';
-import { emptyTrash, trash } from './lib/trash.mjs';
+import { emptyTrash, trash, waitOutTrash } from './lib/trash.mjs';
 import { postgresql, mariadb, sqlite } from './peers/engines.mjs';
 import { median, runChecked } from './peers/run-timed.mjs';
 import { summarize, printEngine } from './peers/report.mjs';
@@ -205,6 +205,7 @@ async function profileMtool(engine, state) {
 }
 
 const profileLines = [];
+await waitOutTrash(log);
 const started = Date.now();
 const startLoad = loadavg().map((l) => l.toFixed(1)).join(' ');
 // What every Node tool's wall time starts with on this machine, in the measured commands'

@@ -21,7 +21,7 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { benchOptions } from './lib/args.mjs';
-import { emptyTrash, trash } from './lib/trash.mjs';
+import { emptyTrash, trash, waitOutTrash } from './lib/trash.mjs';
 import { mariadb, postgresql, sqlite } from './peers/engines.mjs';
 import { mtoolUrl } from './peers/tools/mtool.mjs';
 
@@ -102,6 +102,7 @@ function settleDisk(dir) {
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const results = [];
+await waitOutTrash();
 for (const engineName of opts.engines.split(',')) {
   if (!engines[engineName]) throw new Error(`unknown engine ${engineName} (${Object.keys(engines).join(', ')})`);
   const each = [];

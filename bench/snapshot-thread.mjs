@@ -20,7 +20,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { benchOptions } from './lib/args.mjs';
 import { importBuilt } from './lib/built.mjs';
-import { emptyTrash, trash } from './lib/trash.mjs';
+import { emptyTrash, trash, waitOutTrash } from './lib/trash.mjs';
 import { mariadb, postgresql, sqlite } from './peers/engines.mjs';
 import { mtoolUrl } from './peers/tools/mtool.mjs';
 
@@ -80,6 +80,7 @@ async function once({ n, base }, thread) {
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+await waitOutTrash();
 console.log('migrations  tables before  tables written  main ms  thread ms  thread/main');
 for (const point of grid) {
   const main = [];

@@ -8,12 +8,21 @@
 // creations cost 0.2-0.8 ms each instead of ~0.04 ms (measured: 1000 creates took 43 ms with
 // nothing freed, 823 ms ten seconds after 5000 files were deleted, 215-231 ms 30-50 s after). That
 // cost comes from the bench's own cleanup, lands only on the tool that writes files, and a user's
-// next `migrate` would not meet it.
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+// next `migrate` would not meet it. The deletion at the end is followed by a sync (the window is
+// longest while the freed inodes' table blocks are not written back), and the next bench to start
+// within a minute of it waits the rest of that minute (waitOutTrash).
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
-const bin = join(fileURLToPath(new URL('..', import.meta.url)), '.work', '.trash');
+const work = join(fileURLToPath(new URL('..', import.meta.url)), '.work');
+const bin = join(work, '.trash');
+/** When the trash was last emptied (ms since the epoch). */
+const stamp = join(work, '.trash-emptied');
+/** How long after a deletion new files still pay for it: ext4's window (60 s) and a margin. */
+const WINDOW_MS = 65_000;
 let count = 0;
 
 /** Set `path` (a file or a folder under bench/.work) aside for {@link emptyTrash}; nothing when it is not there. */
@@ -28,5 +37,26 @@ export function trash(path) {
  * end. Call it once the timed runs are over.
  */
 export function emptyTrash() {
+  if (!existsSync(bin)) return;
   rmSync(bin, { recursive: true, force: true });
+  spawnSync('sync');
+  mkdirSync(work, { recursive: true });
+  writeFileSync(stamp, String(Date.now()));
+}
+
+/**
+ * Before a bench's first timed run: wait until a minute has passed since a bench last emptied
+ * the trash (nothing when none did, or long ago), saying so through `log`.
+ */
+export async function waitOutTrash(log = (line) => console.error(line)) {
+  let emptied;
+  try {
+    emptied = Number(readFileSync(stamp, 'utf8'));
+  } catch {
+    return;
+  }
+  const wait = emptied + WINDOW_MS - Date.now();
+  if (!(wait > 0)) return;
+  log(`waiting ${(wait / 1000).toFixed(0)} s: an earlier bench deleted its files ${((Date.now() - emptied) / 1000).toFixed(0)} s ago, and file creation here pays for that for about a minute (bench/lib/trash.mjs)`);
+  await sleep(wait);
 }
