@@ -36,4 +36,8 @@ step history
 step rollback
 step status --json
 step version
-printf '\nexample project: %s%s\n' "$project" "${MTOOL_EXAMPLE_DIR:+ (kept)}"
+if [[ -n "${MTOOL_EXAMPLE_DIR:-}" ]]; then
+  printf '\nexample project: %s (kept)\n' "$project"
+else
+  printf '\nexample project: %s (removed now; MTOOL_EXAMPLE_DIR=./try npm run example keeps it)\n' "$project"
+fi
