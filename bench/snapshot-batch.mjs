@@ -45,7 +45,6 @@ if (!existsSync(bin)) throw new Error(`${bin} is missing: build first (npm run b
 const engines = { postgresql, mariadb, sqlite: sqlite(workDir) };
 const GNU_TIME = existsSync('/usr/bin/time') && spawnSync('/usr/bin/time', ['-f', '%U', 'true'], { encoding: 'utf8' }).status === 0 ? '/usr/bin/time' : undefined;
 
-
 function writeProject(dir, engine, url) {
   trash(dir);
   const migrations = join(dir, 'migrations', 'bench');

@@ -49,7 +49,6 @@ const engines = { postgresql, mariadb, sqlite: sqlite(work) };
 const engine = engines[opts.engine];
 if (!engine) throw new Error(`--engine must be one of ${Object.keys(engines).join(', ')}`);
 
-
 async function once({ n, base }, thread) {
   const dir = join(work, `${n}-${base}-${thread ? 'thread' : 'main'}`);
   trash(dir);
