@@ -170,7 +170,7 @@ export class SchemaWindow {
     const add = (planned: Planned): void => {
       if (planned.effect.kind !== 'partial') return;
       state.open++;
-      planned.keys = this.#candidateKeys(planned.effect.tables);
+      planned.keys ??= this.#candidateKeys(planned.effect.tables);
       for (const key of planned.keys) state.dirty.add(this.#targets.asciiLower(key));
       state.enumsDirty ||= planned.effect.enums;
       planned.looseReference = this.#declaresLooseReference(planned.file);
@@ -180,8 +180,9 @@ export class SchemaWindow {
     const run: Planned[] = [];
     const end = Math.min(files.length, Math.max(1, max));
     for (let i = 1; i < end; i++) {
-      const planned: Planned = { file: files[i]!, effect: this.#effect(files[i]!) };
-      if (planned.effect.kind === 'full' || (state.open > 0 && this.#needsRead(planned.effect, state))) break;
+      const effect = this.#effect(files[i]!);
+      const planned: Planned = { file: files[i]!, effect, ...(effect.kind === 'partial' ? { keys: this.#candidateKeys(effect.tables) } : {}) };
+      if (effect.kind === 'full' || (state.open > 0 && this.#needsRead(effect, state, planned.keys))) break;
       add(planned);
       run.push(planned);
     }
@@ -199,7 +200,7 @@ export class SchemaWindow {
     if (planned === undefined && this.#run[0]?.file === file) {
       planned = this.#run.shift()!;
       // Planned against the window as it is now: a read since then would have ended the run.
-      if (this.#open.length > 0 && this.#needsRead(planned.effect, this.#pendingState())) planned = undefined;
+      if (this.#open.length > 0 && this.#needsRead(planned.effect, this.#pendingState(), planned.keys)) planned = undefined;
     }
     if (planned?.file !== file) {
       this.#run = [];
@@ -315,8 +316,11 @@ export class SchemaWindow {
     return { open: this.#open.length, dirty: copy ? new Set(this.#dirty) : this.#dirty, enumsDirty: this.#enumsDirty, looseReference: this.#looseReference };
   }
 
-  /** Whether the window must be read before a migration with this effect (see the class comment). */
-  #needsRead(effect: MigrationEffect, state: PendingState): boolean {
+  /**
+   * Whether the window must be read before a migration with this effect (see the class comment);
+   * `keys`: its {@link #candidateKeys}, where the caller has them already.
+   */
+  #needsRead(effect: MigrationEffect, state: PendingState, keys?: readonly string[]): boolean {
     switch (effect.kind) {
       case 'none':
         return false;
@@ -325,7 +329,7 @@ export class SchemaWindow {
       case 'partial':
         if (this.#code.dependents || state.looseReference) return true;
         if (effect.enums && state.enumsDirty) return true;
-        return this.#candidateKeys(effect.tables).some((k) => state.dirty.has(this.#targets.asciiLower(k)));
+        return (keys ?? this.#candidateKeys(effect.tables)).some((k) => state.dirty.has(this.#targets.asciiLower(k)));
     }
   }
 
