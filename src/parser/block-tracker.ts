@@ -19,6 +19,9 @@ const MAX_HEADER_WORDS = 8;
  * END closes the innermost BEGIN or CASE and anything wrongly opened above it; `END IF` etc.
  * close their own kind only if it is open. So a misread IF can never swallow the statements
  * that follow: the next END heals it.
+ *
+ * In SQLite and MySQL `end` is also a valid column name (`SELECT end FROM periods`, `NEW.end`):
+ * an END only closes a block where it can ({@link #endCloses}).
  */
 export class BlockTracker {
   readonly #mode: BlockMode;
@@ -130,8 +133,11 @@ export class BlockTracker {
             this.#routine = kw === K_TRIGGER;
           }
         } else if (this.#routine) {
-          if (kw === K_BEGIN || kw === K_CASE) this.#push(kw, start);
-          else if (kw === K_END) this.#closeBare();
+          // The body is the one BEGIN ... END (a trigger's body holds no other): a `begin` inside it is a name.
+          if (kw === K_BEGIN) {
+            if (!this.#stack.includes(K_BEGIN)) this.#push(kw, start);
+          } else if (kw === K_CASE) this.#push(kw, start);
+          else if (kw === K_END && this.#endCloses()) this.#closeBare();
         }
         break;
       case 'mysql':
@@ -159,8 +165,9 @@ export class BlockTracker {
         this.skippable = this.idle;
         break;
       case 'sqlite-trigger':
-        this.idle = this.#tokens > 0 && !this.#header;
-        this.skippable = this.idle && !this.#routine;
+        // A trigger needs every token: whether an END closes its body depends on the one before.
+        this.idle = this.#tokens > 0 && !this.#header && !this.#routine;
+        this.skippable = this.idle;
         break;
       case 'mysql':
         // Not a stored program after its first words: nothing can open a block until the `;`.
@@ -210,9 +217,25 @@ export class BlockTracker {
         if (this.#atStatementStart()) this.#push(kw, start);
         break;
       case K_END:
-        this.#pendingEnd = true;
+        if (this.#endCloses()) this.#pendingEnd = true;
         break;
     }
+  }
+
+  /**
+   * SQLite and MySQL: whether an END closes a block here, or is a name (`end` is a valid column
+   * name in both; the scanner already reads `NEW.end` as a name). Where the innermost BEGIN or
+   * CASE is a CASE, any END closes (`THEN 1 END`, also healing a misread IF above it); where it
+   * is a BEGIN, only an END where a statement can start: after `;`, or right after BEGIN
+   * (`BEGIN END`, MariaDB's `BEGIN NOT ATOMIC END`).
+   */
+  #endCloses(): boolean {
+    const s = this.#stack;
+    let at = s.length - 1;
+    while (at >= 0 && s[at] !== K_BEGIN && s[at] !== K_CASE) at--;
+    if (at >= 0 && s[at] === K_CASE) return true;
+    const p = this.#prev;
+    return s.length > 0 && (p === P_SEMICOLON || p === K_BEGIN || p === K_ATOMIC);
   }
 
   /** MySQL: can a compound statement (IF ...) start after the previous token? */
