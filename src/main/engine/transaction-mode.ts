@@ -20,6 +20,8 @@ interface Rule {
 // Statements PostgreSQL (and SQLite, for VACUUM) refuse inside a transaction block, and SQLite
 // pragmas that do nothing inside one (foreign_keys: the table rebuild of SQLite's ALTER TABLE
 // procedure turns the checks off around it) or fail there (journal_mode = WAL, synchronous).
+// Only PostgreSQL and SQLite are asked (see noTransactionReason): `concurrentIndexes` marks the
+// rules for PostgreSQL's statements alone.
 const RULES: readonly Rule[] = [
   // PRAGMA is SQLite's alone: no other database parses these statements.
   {
@@ -37,8 +39,18 @@ const RULES: readonly Rule[] = [
   { pattern: /^CREATE\s+(?:UNIQUE\s+)?INDEX\s+CONCURRENTLY\b/i, what: 'CREATE INDEX CONCURRENTLY', applies: (c) => c.concurrentIndexes },
   { pattern: /^DROP\s+INDEX\s+CONCURRENTLY\b/i, what: 'DROP INDEX CONCURRENTLY', applies: (c) => c.concurrentIndexes },
   { pattern: /^REINDEX\b[^;]*?\bCONCURRENTLY\b/i, what: 'REINDEX ... CONCURRENTLY', applies: (c) => c.concurrentIndexes },
+  { pattern: /^ALTER\s+TABLE\b[\s\S]*\bDETACH\s+PARTITION\b[\s\S]*\bCONCURRENTLY\b/i, what: 'ALTER TABLE ... DETACH PARTITION ... CONCURRENTLY', applies: (c) => c.concurrentIndexes },
+  // Without CONCURRENTLY too: a whole schema, database or the system catalogs are reindexed one table per transaction.
+  { pattern: /^REINDEX\s*(?:\([^)]*\)\s*)?(?:SCHEMA|DATABASE|SYSTEM)\b/i, what: 'REINDEX SCHEMA/DATABASE/SYSTEM', applies: (c) => c.concurrentIndexes },
+  // CLUSTER without a table: every table clustered before, one transaction each.
+  { pattern: /^CLUSTER\s*(?:\([^)]*\)\s*)?(?:VERBOSE\s*)?$/i, what: 'CLUSTER without a table', applies: (c) => c.concurrentIndexes },
   { pattern: /^VACUUM\b/i, what: 'VACUUM', applies: () => true },
   { pattern: /^(?:CREATE|DROP)\s+DATABASE\b/i, what: 'CREATE/DROP DATABASE', applies: () => true },
+  { pattern: /^ALTER\s+DATABASE\b[\s\S]*\bSET\s+TABLESPACE\b/i, what: 'ALTER DATABASE ... SET TABLESPACE', applies: (c) => c.concurrentIndexes },
+  { pattern: /^(?:CREATE|DROP)\s+TABLESPACE\b/i, what: 'CREATE/DROP TABLESPACE', applies: (c) => c.concurrentIndexes },
+  // A subscription's replication slot is created, dropped or refreshed on the publisher, outside any transaction.
+  { pattern: /^(?:CREATE|DROP)\s+SUBSCRIPTION\b/i, what: 'CREATE/DROP SUBSCRIPTION', applies: (c) => c.concurrentIndexes },
+  { pattern: /^ALTER\s+SUBSCRIPTION\b[\s\S]*\b(?:REFRESH|(?:SET|ADD|DROP)\s+PUBLICATION)\b/i, what: 'ALTER SUBSCRIPTION ... REFRESH / SET PUBLICATION', applies: (c) => c.concurrentIndexes },
   { pattern: /^ALTER\s+SYSTEM\b/i, what: 'ALTER SYSTEM', applies: () => true },
   { pattern: /^DISCARD\s+ALL\b/i, what: 'DISCARD ALL', applies: () => true },
 ];
