@@ -148,6 +148,12 @@ describe('field checks', () => {
     expect((await failure([lite('../x', 'default: true')])).message).toContain("databaseName '../x' in databaseConfig(...) in mtool.config.ts is not allowed");
   });
 
+  it('RA and ROC as databaseName: their versioned files would read as repeatable ones', async () => {
+    for (const name of ['RA', 'ROC']) {
+      expect((await failure([lite(name, 'default: true')])).message).toContain(`databaseName '${name}' in databaseConfig(...) in mtool.config.ts is not allowed: ${name}__ starts repeatable migration files`);
+    }
+  });
+
   it('wrongly typed values', async () => {
     expect((await failure([lite('a', "default: 'yes'")])).message).toBe('Database \'a\': default must be true or false (got "yes")');
     expect((await failure([lite('a', "default: true, modelPaths: 'models'")])).message).toBe("Database 'a': modelPaths must be a list of non-empty strings");

@@ -71,6 +71,10 @@ function checkEntry(d: RegisteredDatabase, opts: ValidateOptions): Checked {
   if (!NAME_RE.test(name)) {
     throw new MtoolConfigError(`databaseName '${name}' in ${origin(d)} is not allowed: use a letter followed by letters, digits, '_' or '-' (at most 63 characters); it names the migrations/<name> folder`);
   }
+  if (name === 'RA' || name === 'ROC') {
+    // Its versioned files (`RA__0001_x.sql`) would read as repeatable ones.
+    throw new MtoolConfigError(`databaseName '${name}' in ${origin(d)} is not allowed: ${name}__ starts repeatable migration files (RA__ runs always, ROC__ on change), so its versioned files would be taken for repeatable ones; choose another name`);
+  }
   const fail = (message: string): never => {
     throw new MtoolConfigError(`Database '${name}': ${message}`, { database: name });
   };
