@@ -224,6 +224,20 @@ describe('loadMigrations reading a folder', () => {
     expect(error.message).toContain(`its subfolder 2024/ holds .sql files (${join('2024', 'q1', 'app__0002_b.sql')}), but mtool reads only the files directly in ${path}`);
   });
 
+  it("rejects this database's migration files in the folder above (they would never run), and lets other .sql files there be", async () => {
+    const path = await folder({ 'app__0001_a.sql': '-- upgrade\n' });
+    await writeFile(join(dir, 'schema.sql'), 'SELECT 1;');
+    await writeFile(join(dir, 'other__0001_x.sql'), '-- upgrade\n');
+    expect((await loadMigrations(path, { database: 'app', dialect: 'sqlite' })).map((f) => f.filename)).toEqual(['app__0001_a.sql']);
+    await writeFile(join(dir, 'app__0002_top.sql'), '-- upgrade\n');
+    const error = await failure(path);
+    expect(error).toMatchObject({ code: 'MTOOL_MIGRATION_FILE', exitCode: 2 });
+    expect(error.message).toBe(`${dir}: it holds migration files (app__0002_top.sql), but mtool reads the migrations of 'app' only from ${path}: move them there (or, for another database, into its own folder)`);
+    await rm(join(dir, 'app__0002_top.sql'));
+    await writeFile(join(dir, 'RA__refresh.sql'), '-- upgrade\n');
+    expect((await failure(path)).message).toContain('it holds migration files (RA__refresh.sql)');
+  });
+
   async function failure(path: string): Promise<Error & { code?: string; exitCode?: number }> {
     return (await loadMigrations(path, { database: 'app', dialect: 'sqlite' }).then(
       () => new Error('expected an error'),

@@ -1,6 +1,6 @@
 import type { Dirent } from 'node:fs';
 import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { MtoolError } from '../../errors.js';
 import { classifyMigrationName, type MigrationName } from '../../parser/migration-name.js';
 
@@ -65,6 +65,28 @@ async function refuseMigrationsBelow(dir: string, folder: string, database: stri
   );
 }
 
+/**
+ * A migration file of this database lying in the folder above its own (`migrations/app__0008_x.sql`
+ * beside `migrations/app/`) would never run, without a word: refused like one in a subfolder. Only
+ * names that are this database's (`<database>__`) or any database's (`V__`, `RA__`, `ROC__`) count;
+ * other `.sql` files there (a schema dump, say) are not migrations.
+ */
+async function refuseMigrationsAbove(dir: string, database: string): Promise<void> {
+  const parent = dirname(dir);
+  const entries = await readdir(parent, { withFileTypes: true }).catch(() => [] as Dirent[]);
+  const prefixes = [`${database}__`, 'V__', 'RA__', 'ROC__'];
+  const misplaced = entries
+    .filter((e) => (e.isFile() || e.isSymbolicLink()) && e.name.endsWith('.sql') && prefixes.some((p) => e.name.startsWith(p)))
+    .map((e) => e.name);
+  if (misplaced.length === 0) return;
+  const some = misplaced.slice(0, 3).join(', ');
+  throw new MtoolError(
+    'MTOOL_MIGRATION_FILE',
+    `${parent}: it holds migration files (${some}${misplaced.length > 3 ? `, and ${misplaced.length - 3} more` : ''}), but mtool reads the migrations of '${database}' only from ${join(parent, basename(dir))}: move them there (or, for another database, into its own folder)`,
+    { database },
+  );
+}
+
 /** Sort order of a migration folder: versioned by version, then repeatables by file name. */
 function compareMigrations(a: MigrationFileName, b: MigrationFileName): number {
   // Versions are four ASCII digits: plain comparison is exact, and localeCompare would start
@@ -102,6 +124,7 @@ function assertUniqueVersions(names: MigrationFileName[], dir: string, database:
 export async function scanMigrationNames(dir: string, database: string): Promise<MigrationFileName[]> {
   const names: MigrationFileName[] = [];
   const filenames = await listFiles(dir, database);
+  await refuseMigrationsAbove(dir, database);
   for (let i = 0; i < filenames.length; i++) {
     const filename = filenames[i]!;
     const name = classifyMigrationName(filename, database);
