@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadMigrations } from '../../src/main/engine/load-migrations.js';
 import { unreadable } from '../../src/main/migrations/read-directory.js';
@@ -226,6 +226,7 @@ describe('loadMigrations reading a folder', () => {
 
   it("rejects this database's migration files in the folder above (they would never run), and lets other .sql files there be", async () => {
     const path = await folder({ 'app__0001_a.sql': '-- upgrade\n' });
+    const dir = dirname(path);
     await writeFile(join(dir, 'schema.sql'), 'SELECT 1;');
     await writeFile(join(dir, 'other__0001_x.sql'), '-- upgrade\n');
     expect((await loadMigrations(path, { database: 'app', dialect: 'sqlite' })).map((f) => f.filename)).toEqual(['app__0001_a.sql']);
