@@ -240,6 +240,18 @@ interface CountingQuery {
 const countingQueries = new WeakMap<PgModule, new (config: { text: string }) => CountingQuery>();
 
 /**
+ * The index of the part of a message that the server's 1-based character `position` (counted
+ * from the message's start) falls in; 0 when there is none. Parts are joined by `;\n`.
+ */
+function partAt(parts: readonly { at: number }[], sql: readonly string[], position: number | undefined): number {
+  if (position === undefined) return 0;
+  for (let k = parts.length - 1; k > 0; k--) {
+    if (position > parts[k]!.at) return position <= parts[k]!.at + sql[k]!.length + 1 ? k : 0;
+  }
+  return 0;
+}
+
+/**
  * pg's Query with a count of CommandComplete messages (one per statement that ran), through the
  * Submittable handlers pg calls on it: after an error, the count names the failing statement.
  */
@@ -379,6 +391,11 @@ class PostgresConnection implements Connection {
   async sendAll(steps: readonly StatementStep[], onRecorded?: (step: number, executionMs?: number) => void): Promise<void> {
     if (steps.some((s) => s.begin)) this.#checksClient ??= await this.#checkClient();
     if (this.#checksClient) return this.#message(steps, true, onRecorded);
+    return this.#oneByOne(steps, onRecorded);
+  }
+
+  /** {@link sendAll} one step at a time, each as {@link send} sends it. */
+  async #oneByOne(steps: readonly StatementStep[], onRecorded?: (step: number, executionMs?: number) => void): Promise<void> {
     for (let i = 0; i < steps.length; i++) {
       try {
         await this.send(steps[i]!);
@@ -436,11 +453,21 @@ class PostgresConnection implements Connection {
     try {
       await query.run(this.#open());
     } catch (e) {
-      const failed = parts[Math.min(query.completed, parts.length - 1)]!;
+      const error = this.#wrap(e);
+      // The server parses a whole message before it runs any of it: a syntax error anywhere
+      // fails it with nothing run, at a position in a later part than the first.
+      const unparsed = query.completed === 0 ? partAt(parts, sql, error.position) : 0;
+      if (unparsed > 0 && parts[unparsed]!.step > 0 && !wasInTransaction) {
+        // No step ran, so the steps before the unparsable one have not committed as the count
+        // would say: send them one by one, as without the message, and the failure comes from
+        // its own statement after the migrations before it were applied.
+        this.#inTransaction = false;
+        return this.#oneByOne(steps, onRecorded);
+      }
+      const failed = parts[unparsed > 0 ? unparsed : Math.min(query.completed, parts.length - 1)]!;
       // The migrations before the failing one committed. Its own transaction stays open in the
       // failed state (ROLLBACK it), unless its COMMIT failed, which ends it.
       this.#inTransaction = failed.part !== 'commit' && (wasInTransaction || steps.slice(0, failed.step + 1).some((s) => s.begin));
-      const error = this.#wrap(e);
       if (error.position !== undefined) {
         // The server counts from the start of the whole message; only the statement's own
         // position means something to the reader.
