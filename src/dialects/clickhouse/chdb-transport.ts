@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { MtoolError } from '../../errors.js';
 import { importDriver } from '../import-driver.js';
 import type { QueryResult } from '../types.js';
+import { ChdbFolderBusyError, otherHolderOf } from './chdb-folder.js';
 import type { ChdbTarget } from './chdb-url.js';
 import { askToStop, SentStatement, stopStatement, type SideQuery, type StopOptions } from './stop-statement.js';
 import { rowsFromJson, type ClickHouseTransport } from './transport.js';
@@ -39,7 +40,7 @@ export async function openChdbTransport(target: ChdbTarget): Promise<{ transport
   const dir = await acquire(chdb, target.path);
   let session: ChdbSession;
   try {
-    session = new chdb.Session(dir);
+    session = await openSession(chdb, dir, target.path === ':memory:');
   } catch (e) {
     await release(chdb);
     throw e;
@@ -52,6 +53,23 @@ export async function openChdbTransport(target: ChdbTarget): Promise<{ transport
   } catch (e) {
     await transport.close();
     throw e;
+  }
+}
+
+/**
+ * A session on `dir`, refused with {@link ChdbFolderBusyError} when another process's engine
+ * holds the folder: asked first, so the engine's raw lock error never reaches stderr, and again
+ * after a failure, for a process that took the folder in between.
+ */
+async function openSession(chdb: ChdbModule, dir: string, temporary: boolean): Promise<ChdbSession> {
+  // A temporary folder is this process's own.
+  const holder = temporary ? undefined : await otherHolderOf(dir);
+  if (holder !== undefined) throw new ChdbFolderBusyError(dir, holder);
+  try {
+    return new chdb.Session(dir);
+  } catch (e) {
+    const late = temporary ? undefined : await otherHolderOf(dir);
+    throw late === undefined ? e : new ChdbFolderBusyError(dir, late);
   }
 }
 

@@ -4,7 +4,9 @@ import { connectHint } from '../connect-hint.js';
 import type { ErrorContext } from '../driver-error.js';
 import type { ConnectOptions, Connection, QueryResult } from '../types.js';
 import { ClickHouseError } from './clickhouse-error.js';
+import { NotClickHouseError, RequestTimeoutError } from './http-errors.js';
 import { clickhouseQuoting } from './quoting.js';
+import { ChdbFolderBusyError } from './chdb-folder.js';
 import { isChdbUrl, parseChdbUrl } from './chdb-url.js';
 import type { ClickHouseTransport } from './transport.js';
 
@@ -20,7 +22,11 @@ export async function connectClickHouse(options: ConnectOptions): Promise<Connec
   if (isChdbUrl(options.url)) {
     const target = parseChdbUrl(options.url, options.root, options.databaseName);
     const { openChdbTransport } = await import('./chdb-transport.js');
-    opened = await attempt(ctx, () => openChdbTransport(target), () => 'check that the chdb package loads on this platform and the folder is writable');
+    opened = await attempt(ctx, () => openChdbTransport(target), (e) =>
+      (e as { cause?: unknown }).cause instanceof ChdbFolderBusyError
+        ? 'wait for that run to finish or stop it, then run the command again'
+        : 'check that the chdb package loads on this platform and the folder is writable',
+    );
   } else {
     const url = parseConnectionUrl(options.url, 'clickhouse', options.databaseName);
     const { openHttpTransport } = await import('./http-transport.js');
@@ -28,6 +34,7 @@ export async function connectClickHouse(options: ConnectOptions): Promise<Connec
     const port = url.port ?? 8123;
     const database = url.database ?? 'default';
     opened = await attempt(ctx, () => openHttpTransport(url), (e) =>
+      httpHint(e, `${host}:${port}`) ??
       connectHint(e, {
         product: 'ClickHouse',
         host,
@@ -41,6 +48,20 @@ export async function connectClickHouse(options: ConnectOptions): Promise<Connec
     );
   }
   return new ClickHouseConnection(opened.transport, opened.version, ctx);
+}
+
+/** What to check when the HTTP interface timed out or something else answered there; undefined otherwise. */
+function httpHint(error: unknown, where: string): string | undefined {
+  const cause = (error as { cause?: unknown }).cause;
+  if (cause instanceof RequestTimeoutError) {
+    // Connection refused fails at once: a timeout means something took the connection and stayed silent.
+    const raise = cause.source.fromUrl ? `, or raise ${cause.source.option} in the URL if it is only slow` : '';
+    return `check that ClickHouse answers HTTP at ${where} (the URL's host and port): a hung or overloaded server, or a firewall that drops packets, gives no answer${raise}`;
+  }
+  if (cause instanceof NotClickHouseError) {
+    return `check that the URL's host and port are those of ClickHouse's HTTP interface (port 8123 by default, 8443 with https), not of another web server or a proxy`;
+  }
+  return undefined;
 }
 
 async function attempt<T>(ctx: ErrorContext, open: () => Promise<T>, hint: (error: unknown) => string): Promise<T> {

@@ -1,4 +1,5 @@
 import { interruptedError, isConnectionError, isMtoolError } from '../../errors.js';
+import { isChdbUrl } from '../../dialects/clickhouse/chdb-url.js';
 import type { DatabaseEntry } from '../config/types.js';
 import type { Logger } from '../log.js';
 
@@ -23,8 +24,9 @@ export interface RunManyOptions {
 }
 
 /**
- * Run `fn` on each database with bounded parallelism. One database failing neither stops nor
- * touches the others (each has its own connection, lock and transactions). An unreachable
+ * Run `fn` on each database with bounded parallelism (chdb databases one after another: see
+ * {@link lanesOf}). One database failing neither stops nor touches the others (each has its own
+ * connection, lock and transactions). An unreachable
  * database marked `skipIfMissing` is skipped under `--all` unless `--disable-skip`.
  *
  * Without `--all` (one database) a failure is returned unlogged and never skipped: the command
@@ -45,32 +47,63 @@ export async function runOnDatabases<T>(entries: readonly DatabaseEntry[], optio
     return out;
   }
   const results: DatabaseRun<T>[] = new Array(entries.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < entries.length) {
-      const index = next++;
-      const entry = entries[index];
-      if (options.signal?.aborted) {
-        results[index] = { entry, status: 'failed', error: interruptedError(options.signal, entry.name, 'nothing was done on this database') };
-        continue;
-      }
-      try {
-        results[index] = { entry, status: 'ok', value: await fn(entry) };
-      } catch (error) {
-        const log = options.log.child({ db_name: entry.name, db_type: entry.type });
-        if (entry.skipIfMissing && !options.disableSkip && isConnectionError(error)) {
-          log.warn(`skipped: optional database is unreachable (skipIfMissing; --disable-skip makes this an error): ${error.message}`);
-          results[index] = { entry, status: 'skipped', reason: error.message };
-        } else {
-          log.error(error instanceof Error ? error.message : String(error), { code: isMtoolError(error) ? error.code : undefined });
-          results[index] = { entry, status: 'failed', error };
-        }
+  const runOne = async (index: number): Promise<void> => {
+    const entry = entries[index];
+    if (options.signal?.aborted) {
+      results[index] = { entry, status: 'failed', error: interruptedError(options.signal, entry.name, 'nothing was done on this database') };
+      return;
+    }
+    try {
+      results[index] = { entry, status: 'ok', value: await fn(entry) };
+    } catch (error) {
+      const log = options.log.child({ db_name: entry.name, db_type: entry.type });
+      if (entry.skipIfMissing && !options.disableSkip && isConnectionError(error)) {
+        log.warn(`skipped: optional database is unreachable (skipIfMissing; --disable-skip makes this an error): ${error.message}`);
+        results[index] = { entry, status: 'skipped', reason: error.message };
+      } else {
+        log.error(error instanceof Error ? error.message : String(error), { code: isMtoolError(error) ? error.code : undefined });
+        results[index] = { entry, status: 'failed', error };
       }
     }
   };
-  const width = Math.max(1, Math.min(options.concurrency ?? DATABASE_CONCURRENCY, entries.length));
+  const lanes = lanesOf(entries);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < lanes.length) {
+      for (const index of lanes[next++]) await runOne(index);
+    }
+  };
+  const width = Math.max(1, Math.min(options.concurrency ?? DATABASE_CONCURRENCY, lanes.length));
   await Promise.all(Array.from({ length: width }, worker));
   return results;
+}
+
+/**
+ * The databases' indexes grouped into lanes: the lanes run side by side, a lane's databases one
+ * after another. Each database is a lane of its own, except those on an in-process chdb engine:
+ * libchdb binds one data folder per process, so two of them on different folders cannot be open
+ * at once. They share one lane, placed where the first of them stands; each one's run has closed
+ * its connections (and so freed the folder) before the next one's opens.
+ */
+function lanesOf(entries: readonly DatabaseEntry[]): number[][] {
+  const lanes: number[][] = [];
+  let inProcess: number[] | undefined;
+  entries.forEach((entry, index) => {
+    if (!runsInProcess(entry)) {
+      lanes.push([index]);
+    } else if (inProcess) {
+      inProcess.push(index);
+    } else {
+      inProcess = [index];
+      lanes.push(inProcess);
+    }
+  });
+  return lanes;
+}
+
+/** A ClickHouse database on the in-process chdb engine (`chdb://` URL) rather than a server. */
+function runsInProcess(entry: DatabaseEntry): boolean {
+  return entry.type === 'clickhouse' && isChdbUrl(entry.url);
 }
 
 /** The error a run on one database (no `--all`) failed with: the command fails with it. */
