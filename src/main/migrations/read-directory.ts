@@ -72,6 +72,9 @@ async function refuseMigrationsBelow(dir: string, folder: string, database: stri
  * other `.sql` files there (a schema dump, say) are not migrations.
  */
 async function refuseMigrationsAbove(dir: string, database: string): Promise<void> {
+  // Only for the layout mtool reads (migrations/<database>/): a folder given some other way (the
+  // library's loadMigrations on any path) may sit beside anything.
+  if (basename(dir) !== database) return;
   const parent = dirname(dir);
   const entries = await readdir(parent, { withFileTypes: true }).catch(() => [] as Dirent[]);
   const prefixes = [`${database}__`, 'V__', 'RA__', 'ROC__'];
