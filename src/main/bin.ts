@@ -6,13 +6,15 @@
  * The command line runs from the CLI bundle's script chunks with V8's code cache
  * (src/main/startup/script-chunks.ts); from tsc's output, as ES modules.
  *
- * Signals: the first SIGINT / SIGTERM aborts the running command's signal and runs its cleanups
- * (a `migrate` releases its lock there), then exits 130 / 143. A second signal exits at once.
+ * Signals: the first SIGINT / SIGTERM / SIGHUP (terminal closed, SSH session dropped) aborts the
+ * running command's signal and runs its cleanups (a `migrate` releases its lock there), then exits
+ * 130 / 143 / 129. A second signal exits at once, naming any migration lock it leaves held.
+ * SIGQUIT keeps Node's default (exit at once, core dump): the way out when cleanup itself hangs.
  */
+import { fstatSync, statSync } from 'node:fs';
 import { FdOutput } from './startup/fd-output.js';
 import { importChunk } from './startup/script-chunks.js';
 
-const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
 /** How long a signalled process waits, after its cleanups, for the command to print its outcome. */
 const REPORT_GRACE_MS = 500;
 
@@ -24,6 +26,44 @@ function exit(code: number): void {
   stdout.flush(() => stderr.flush(() => process.exit(code)));
 }
 
+/** A SIGHUP came: the terminal may be gone (also when a later signal ends the process). */
+let hungUp = false;
+
+/**
+ * End the process after `signal` with `code`. After SIGHUP with a terminal on stdio, Node 20's
+ * own exit aborts (SIGABRT) restoring the settings of a terminal that has gone away
+ * (nodejs/node#51519): the process then dies of the signal itself, which a shell reports as 129
+ * all the same. `atOnce`: without waiting for buffered output (a second signal).
+ */
+function exitAfter(signal: string, code: number, atOnce = false): void {
+  hungUp ||= signal === 'SIGHUP';
+  const end = (): void => {
+    if (hungUp && [0, 1, 2].some(onTerminal)) {
+      process.removeAllListeners('SIGHUP');
+      process.kill(process.pid, 'SIGHUP');
+      // Not reached where the default action ends the process.
+      setTimeout(() => process.exit(code), 100);
+      return;
+    }
+    process.exit(code);
+  };
+  if (atOnce) end();
+  else stdout.flush(() => stderr.flush(end));
+}
+
+/**
+ * Whether `fd` is a terminal, also one that hung up (isatty() then says no): a character device
+ * other than /dev/null (which a spawned process often gets as stdin).
+ */
+function onTerminal(fd: number): boolean {
+  try {
+    const stat = fstatSync(fd);
+    return stat.isCharacterDevice() && stat.rdev !== statSync('/dev/null').rdev;
+  } catch {
+    return false;
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
   // A bare `mtool --version` needs nothing but the version: answer it before loading the command
   // line, its command table and its logger (start-up target: within 1.5x of `node -e 0`).
@@ -33,23 +73,27 @@ async function main(argv: string[]): Promise<void> {
     return exit(0);
   }
   // RunContext through cli.js: one chunk of the bundle instead of two more.
-  const { runCli, RunContext } = await importChunk<typeof import('./cli.js')>(new URL('./cli.js', import.meta.url));
+  const { runCli, RunContext, SIGNAL_EXIT_CODES } = await importChunk<typeof import('./cli.js')>(new URL('./cli.js', import.meta.url));
   const run = new RunContext();
   let stopping = false;
   let command: Promise<number> | undefined;
-  for (const signal of Object.keys(SIGNAL_EXIT) as (keyof typeof SIGNAL_EXIT)[]) {
+  for (const signal of Object.keys(SIGNAL_EXIT_CODES) as (keyof typeof SIGNAL_EXIT_CODES)[]) {
     process.on(signal, () => {
-      if (stopping) process.exit(SIGNAL_EXIT[signal]);
+      if (stopping) {
+        run.forcedExit(signal, stderr);
+        return exitAfter(signal, SIGNAL_EXIT_CODES[signal], true);
+      }
       stopping = true;
-      stderr.write(`\nmtool: ${signal === 'SIGINT' ? 'interrupted' : 'terminated'}; cleaning up (send again to exit at once)\n`);
-      run.abort(signal);
+      hungUp ||= signal === 'SIGHUP';
+      run.stop(signal, stderr);
       // After the cleanups, give the command a moment to report how it ended (the migration it
       // rolled back) before the process exits.
       const reported = Promise.race([command, new Promise((resolve) => setTimeout(resolve, REPORT_GRACE_MS).unref())]);
       void run
         .cleanup()
         .then(() => reported)
-        .finally(() => exit(SIGNAL_EXIT[signal]));
+        .catch(() => undefined)
+        .finally(() => exitAfter(signal, SIGNAL_EXIT_CODES[signal]));
     });
   }
   command = runCli(argv, { stdout, stderr, cwd: process.cwd(), env: process.env, run });

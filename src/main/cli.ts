@@ -6,10 +6,10 @@ import type { CommandContext, CommandDescriptor, CommandInput, GlobalOptions, Op
 import type { LoadedConfig } from './config/types.js';
 import { configureLogging, LOG_LEVELS, logAlways, logger, loggingSettings, parseLogLevel, registerSecrets, scrubLogText, usePino } from './log.js';
 import { renderResult } from './output.js';
-import { RunContext } from './run-context.js';
+import { RunContext, SIGNAL_EXIT_CODES } from './run-context.js';
 import { bundledPino } from './startup/bundled-pino.js';
 
-export { RunContext };
+export { RunContext, SIGNAL_EXIT_CODES };
 
 // Run from the CLI bundle, log through the pino bundled with it (loaded on the first record).
 if (bundledPino) usePino(bundledPino);
@@ -500,13 +500,14 @@ export async function parseCommandLine(argv: readonly string[]): Promise<Command
   return { command, globals: readGlobals(parsed.values), help, version, input: parsed.input };
 }
 
-function writeError(io: CliIo, error: unknown, debug: boolean): number {
+/** `signalExit`: the code a signal makes the process end with, which the record must report. */
+function writeError(io: CliIo, error: unknown, debug: boolean, signalExit?: number): number {
   const known = isMtoolError(error);
   const message = scrubLogText(error instanceof Error ? error.message : String(error));
   const hintValue = (error as { hint?: unknown } | undefined)?.hint;
   const hint = typeof hintValue === 'string' ? hintValue : known ? HINTS[error.code] : undefined;
   const stack = error instanceof Error && error.stack ? scrubLogText(error.stack) : undefined;
-  const exitCode = known ? error.exitCode : 1;
+  const exitCode = signalExit ?? (known ? error.exitCode : 1);
   if (loggingSettings().json) {
     // Keep stderr one JSON object per line in JSON mode: the error is a log record too.
     logAlways('error', message, {
@@ -577,10 +578,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     }
     const result = await command.run(makeContext(io, globals, run), invocation.input());
     io.stdout.write(renderResult(result, globals.json));
-    if (result.error !== undefined) return writeError(io, result.error, debug);
+    if (result.error !== undefined) return writeError(io, result.error, debug, run.exitCode);
     return result.exitCode ?? 0;
   } catch (error) {
-    return writeError(io, error, debug);
+    return writeError(io, error, debug, run.exitCode);
   } finally {
     for (const failure of await run.cleanup()) {
       logger.warn('a cleanup step failed', { exception: failure instanceof Error ? failure : new Error(String(failure)) });

@@ -165,7 +165,18 @@ const LEVEL_LABEL: Record<LogLevelName, string> = {
   critical: 'CRITICAL',
 };
 
-const stderrSink: LogSink = { write: (line) => void writeSync(2, line) };
+const stderrSink: LogSink = {
+  write(line) {
+    try {
+      writeSync(2, line);
+    } catch (error) {
+      // A terminal that went away (SIGHUP: EIO) or a reader that left (EPIPE) must not turn a log
+      // line into a failure of the run, nor stop the cleanup after a signal: the line is dropped.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'EIO' && code !== 'EPIPE') throw error;
+    }
+  },
+};
 
 /** Human line: `INFO  [db/type] message key=value`, stack below it only at debug or lower. */
 function formatHuman(level: unknown, message: unknown, db_name: unknown, db_type: unknown, exception: unknown, pairs: string): string {

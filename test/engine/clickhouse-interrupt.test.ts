@@ -142,6 +142,32 @@ describe.skipIf(!reachable)('Ctrl-C during a long statement on clickhouse 18.16'
   }, 60_000);
 });
 
+describe.skipIf(!reachable)('Ctrl-C while the server takes a while to stop a statement (clickhouse 18.16)', () => {
+  it('tells the lock state as it is: no "stays ACTIVE" for a lock the run released, no raw driver error', async () => {
+    // Cancelled only between blocks of 2 s: the run ends on its own just as its cleanup, past its
+    // grace period, asks the server to stop the statement again, on a connection being closed.
+    for (const afterMs of [50, 150, 250]) {
+      db = await provision(clickhouse);
+      project = await TestProject.create([{ name: 'app', type: 'clickhouse', url: db.url }]);
+      await project.write('app__0001_t.sql', migration([CREATE_T]));
+      await project.write('app__0002_long.sql', migration(['SELECT sleep(2) FROM system.numbers LIMIT 4 SETTINGS max_block_size = 1']));
+      let applying = 0;
+      const result = await interrupt(project, async () => Date.now() - (applying ||= Date.now()) > afterMs);
+      expect(result.code, result.stderr).toBe(130);
+      expect(result.stderr).not.toMatch(/ClickHouseError|socket hang up/);
+      const lock = await project.run(['lock-status']);
+      const saidActive = /the lock stays ACTIVE/.test(result.stderr) && !/the migration lock was released, no `mtool unlock` needed/.test(result.stderr);
+      expect(lock.stdout.split('\n')[0], `${explain(lock)}\n--- migrate stderr\n${result.stderr}`).toBe(saidActive ? 'Migration lock: ACTIVE' : 'Migration lock: INACTIVE');
+      // The statement could be stopped: the lock must be free.
+      expect(saidActive, result.stderr).toBe(false);
+      await project.dispose();
+      await db.drop();
+      project = undefined;
+      db = undefined;
+    }
+  }, 90_000);
+});
+
 describe('Ctrl-C during a long statement on a current clickhouse in process (chdb)', () => {
   it('stops the statement in the engine (KILL QUERY from a second session), releases the lock and exits at once', async () => {
     project = await TestProject.create([{ name: 'app', type: 'clickhouse', url: 'chdb:///chdata' }]);

@@ -15,10 +15,14 @@ import type { LockHolder } from './types.js';
 export interface EngineRunContext {
   readonly signal: AbortSignal;
   onCleanup(cleanup: () => void | Promise<void>): () => void;
+  /** Told of each lock taken, so an exit that cuts cleanup short can name the ones left held. */
+  trackLock?(database: string, held: () => boolean): () => void;
 }
 
 /** How long a signal cleanup waits for the run to stop on its own before releasing the lock from a second connection. */
 const SIGNAL_GRACE_MS = 1500;
+/** How long, once the server could not be asked to stop a statement, the run may take to end and release the lock itself. */
+const UNSTOPPABLE_GRACE_MS = 500;
 
 /** One open connection to one configured database, with its tracking store and lock. */
 export interface DatabaseSession {
@@ -109,11 +113,15 @@ export async function withLock<T>(session: DatabaseSession, command: string, run
   await session.store.ensureTables();
   const holder = await session.lock.acquire(command, { tentative: options.readOnly !== undefined });
   session.log.info(`lock acquired in ${formatMs(performance.now() - started)}`);
+  // A tentative lock is no lock for others yet: a process killed holding it leaves nothing behind.
+  const untrack = run?.trackLock?.(session.entry.name, () => session.lock.held !== undefined && !session.lock.tentative);
 
   let markSettled!: () => void;
   const settled = new Promise<void>((resolve) => (markSettled = resolve));
   const settledWithin = (ms: number): Promise<boolean> =>
     Promise.race([settled.then(() => true), new Promise<boolean>((resolve) => setTimeout(resolve, ms, false).unref())]);
+  /** The user was told the lock stays ACTIVE: if the run releases it after all, say so. */
+  let saidActive = false;
   const unregister = run?.onCleanup(async () => {
     if ((await settledWithin(SIGNAL_GRACE_MS)) || !session.lock.held) return;
     if (!session.conn.terminate) {
@@ -125,10 +133,9 @@ export async function withLock<T>(session: DatabaseSession, command: string, run
     try {
       await session.conn.terminate();
     } catch (error) {
-      session.log.warn(
-        `interrupted during a statement that could not be stopped on the server: it may still complete; the lock stays ACTIVE. Once it has ended, check \`mtool status --database ${session.entry.name}\` and run \`mtool unlock --database ${session.entry.name}\``,
-        { error },
-      );
+      // A run that is ending on its own (its statement stopped after all) releases the lock now.
+      await settledWithin(UNSTOPPABLE_GRACE_MS);
+      saidActive = reportUnstoppable(session, error);
       return;
     }
     if ((await settledWithin(SIGNAL_GRACE_MS)) || !session.lock.held) return;
@@ -149,7 +156,8 @@ export async function withLock<T>(session: DatabaseSession, command: string, run
     try {
       if (session.lock.held) {
         await releaseOnce(session, run, holder);
-        session.log.debug('lock released');
+        if (saidActive) session.log.warn('the interrupted statement ended after all: the migration lock was released, no `mtool unlock` needed');
+        else session.log.debug('lock released');
       }
     } catch (error) {
       const message = `could not release the migration lock of '${session.entry.name}': run \`mtool unlock --database ${session.entry.name}\``;
@@ -157,12 +165,14 @@ export async function withLock<T>(session: DatabaseSession, command: string, run
       // A failed run keeps its own error; a successful one must not look clean while the lock stays ACTIVE.
       if (!failed) {
         unregister?.();
+        untrack?.();
         markSettled();
         // eslint-disable-next-line no-unsafe-finally
         throw new MtoolError('MTOOL_DATABASE', message, { database: session.entry.name, cause: error });
       }
     }
     unregister?.();
+    untrack?.();
     markSettled();
   }
 }
@@ -189,6 +199,27 @@ async function releaseOnce(session: DatabaseSession, run: EngineRunContext | und
     if (!run?.signal.aborted || !session.lock.held) throw error;
     await session.lock.release();
   }
+}
+
+/**
+ * The server could not be asked to stop the interrupted statement. Meanwhile the run may have
+ * ended on its own and released the lock, closing the connection under the request (the "socket
+ * hang up" it then fails with): say what became of the lock, not what might have.
+ * @returns true when it said that the lock stays ACTIVE.
+ */
+function reportUnstoppable(session: DatabaseSession, error: unknown): boolean {
+  const name = session.entry.name;
+  if (!session.lock.held) {
+    session.log.debug('interrupted: the statement ended while the server was being asked to stop it; the run released the migration lock itself', { error });
+    return false;
+  }
+  const why = error instanceof Error ? error.message : String(error);
+  session.log.warn(
+    `interrupted during a statement that could not be stopped on the server: it may still complete; the lock stays ACTIVE. ` +
+      `Once it has ended, check \`mtool status --database ${name}\` and run \`mtool unlock --database ${name}\` (stopping it failed: ${why})`,
+  );
+  session.log.debug('stopping the statement failed', { error });
+  return true;
 }
 
 async function releaseFromSecondConnection(session: DatabaseSession, holder: LockHolder, warning: string): Promise<void> {

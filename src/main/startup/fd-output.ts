@@ -1,4 +1,4 @@
-import { writeSync } from 'node:fs';
+import { fstatSync, writeSync } from 'node:fs';
 
 /**
  * Standard output and standard error written straight to their file descriptors.
@@ -11,8 +11,8 @@ import { writeSync } from 'node:fs';
  *
  * One case still goes through the stream: a descriptor in non-blocking mode whose pipe is full
  * (`EAGAIN`: the rest and everything after it is handed to the stream, which waits for the
- * reader). A reader that went away (`EPIPE`, `mtool status | head`) ends the
- * output quietly, as a closed pipe ends any Unix tool's output.
+ * reader). A reader that went away (`EPIPE`, `mtool status | head`) or a terminal that hung up
+ * (`EIO`) ends the output quietly, as a closed pipe ends any Unix tool's output.
  */
 export class FdOutput {
   readonly #fd: 1 | 2;
@@ -34,7 +34,9 @@ export class FdOutput {
       while (done < bytes.length) done += writeSync(this.#fd, bytes, done);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'EPIPE') {
+      // EIO on a terminal: it is gone (SSH session dropped, SIGHUP) and nothing can be shown any
+      // more. On a file it is a failing disk, which must not pass unnoticed.
+      if (code === 'EPIPE' || (code === 'EIO' && this.#onCharacterDevice())) {
         this.#closed = true;
         return false;
       }
@@ -43,6 +45,14 @@ export class FdOutput {
       return this.#stream.write(bytes.subarray(done));
     }
     return true;
+  }
+
+  #onCharacterDevice(): boolean {
+    try {
+      return fstatSync(this.#fd).isCharacterDevice();
+    } catch {
+      return false;
+    }
   }
 
   /** Calls `done` once everything written has left the process (at once unless a stream took over). */

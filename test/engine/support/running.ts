@@ -3,8 +3,12 @@ import { MTOOL_BIN } from '../../support/cli.js';
 import type { TestProject } from './project.js';
 
 /** Start `mtool <args>` in the project, its stderr collected, for a test that signals it while it runs. */
-export function start(project: TestProject, args: string[]): { child: ChildProcess; stderr: () => string; exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }> } {
-  const child = spawn(process.execPath, [MTOOL_BIN, ...args], { cwd: project.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+export function start(
+  project: TestProject,
+  args: string[],
+  env?: Record<string, string>,
+): { child: ChildProcess; stderr: () => string; exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }> } {
+  const child = spawn(process.execPath, [MTOOL_BIN, ...args], { cwd: project.dir, stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env: { ...process.env, ...env } } : {}) });
   let err = '';
   child.stderr!.setEncoding('utf8').on('data', (c: string) => (err += c));
   child.stdout!.resume();
