@@ -57,6 +57,9 @@ describe('planMigrate', () => {
 
   it('refuses an unknown --to-version and a pending version below the applied one', () => {
     expect(() => planMigrate([v1], [], 'app', { toVersion: '0007' })).toThrow(/no migration has version 0007/);
+    expect(() => planMigrate([v1], [], 'app', { toVersion: '0007' })).toThrow(expect.objectContaining({ code: 'MTOOL_NOT_FOUND', exitCode: 1 }));
+    // An applied migration whose file is gone still names its version.
+    expect(planMigrate([v2], [applied(v1)], 'app', { toVersion: '0001' }).versioned).toEqual([]);
     expect(() => planMigrate([v1, v2], [applied(v2)], 'app')).toThrow(/app__0001_a.sql \(version 0001\) is pending but version 0002 is already applied/);
   });
 });
@@ -94,11 +97,14 @@ describe('planRollback', () => {
     expect(planRollback([v1, v2, v3], records, 'app', {}).map((s) => s.file.version)).toEqual(['0003']);
     expect(planRollback([v1, v2, v3], records, 'app', { count: 2 }).map((s) => s.file.version)).toEqual(['0003', '0002']);
     expect(planRollback([v1, v2, v3], records, 'app', { toVersion: '0001' }).map((s) => s.file.version)).toEqual(['0003', '0002']);
-    expect(planRollback([v1, v2, v3], records, 'app', { toVersion: '0000' }).map((s) => s.file.version)).toEqual(['0003', '0002', '0001']);
   });
 
-  it('downgrade requires the target to be applied', () => {
-    expect(() => planRollback([v1, v2, v3], records, 'app', { toVersion: '0005', requireApplied: true })).toThrow(/cannot downgrade to version 0005: it is not applied/);
+  it('downgrade and rollback --to-version require the target to be applied (it stays applied)', () => {
+    expect(() => planRollback([v1, v2, v3], records, 'app', { toVersion: '0005', command: 'downgrade' })).toThrow(/cannot downgrade to version 0005: it is not applied/);
+    expect(() => planRollback([v1, v2, v3], records, 'app', { toVersion: '0005' })).toThrow(/cannot roll back to version 0005: it is not applied \(applied versions: 0001, 0002, 0003\)/);
+    // Not a way to say "everything": that would roll back every migration without a word.
+    expect(() => planRollback([v1, v2, v3], records, 'app', { toVersion: '0000' })).toThrow(/cannot roll back to version 0000: .*--count 3` to roll back the 3 applied above it/);
+    expect(() => planRollback([v1, v2, v3], records, 'app', { toVersion: '0000' })).toThrow(expect.objectContaining({ code: 'MTOOL_ROLLBACK', exitCode: 1 }));
   });
 
   it('refuses before anything runs when a migration to revert has no rollback, is irreversible or is missing', () => {
@@ -117,7 +123,7 @@ describe('planRollback', () => {
     const placeholder = file('app__0002_b.sql', '-- upgrade\n-- kept for numbering\n-- rollback\n');
     const bare = file('app__0002_b.sql', '-- upgrade\n');
     for (const f of [placeholder, bare]) {
-      expect(planRollback([v1, f, v3], [applied(v1), applied(f), applied(v3)], 'app', { toVersion: '0000' }).map((s) => s.file.version)).toEqual(['0003', '0002', '0001']);
+      expect(planRollback([v1, f, v3], [applied(v1), applied(f), applied(v3)], 'app', { count: 3 }).map((s) => s.file.version)).toEqual(['0003', '0002', '0001']);
     }
     const marked = file('app__0002_b.sql', '-- mtool: irreversible\n-- upgrade\n');
     expect(() => planRollback([marked], [applied(marked)], 'app', {})).toThrow(/irreversible/);

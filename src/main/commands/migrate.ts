@@ -14,7 +14,7 @@ export const migrateCommand: CommandDescriptor = {
     DATABASE_OPTION,
     ALL_OPTION,
     { name: 'count', short: 'c', type: 'string', value: '<n>', description: 'apply at most n versioned migrations' },
-    { name: 'to-version', short: 't', type: 'string', value: '<NNNN>', description: 'apply versioned migrations up to and including this version' },
+    { name: 'to-version', short: 't', type: 'string', value: '<NNNN>', description: 'apply versioned migrations up to and including this version (one a migration has)' },
     { name: 'baseline', type: 'boolean', description: 'with --to-version: record pending migrations up to it as applied without running them' },
     { name: 'dry-run', type: 'boolean', description: 'print the SQL that would run; never writes, creates a table or takes the lock' },
     { name: 'defer-snapshots', type: 'boolean', description: 'write only the final schema snapshot of the batch' },

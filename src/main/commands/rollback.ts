@@ -8,7 +8,7 @@ export const rollbackCommand: CommandDescriptor = {
   options: [
     DATABASE_OPTION,
     { name: 'count', short: 'c', type: 'string', value: '<n>', description: 'roll back the last n versioned migrations (default 1)' },
-    { name: 'to-version', short: 't', type: 'string', value: '<NNNN>', description: 'roll back every migration above this version (it stays applied)' },
+    { name: 'to-version', short: 't', type: 'string', value: '<NNNN>', description: 'roll back every migration above this applied version (it stays applied; one that is not applied is refused)' },
     ...RUN_LOG_OPTIONS,
   ],
   examples: ['mtool rollback', 'mtool rollback --count 3', 'mtool rollback --database app --to-version 0002'],

@@ -14,8 +14,9 @@ import { holderRunning } from './migration-lock.js';
 import { BatchHooks } from './batch-hooks.js';
 import type { AppliedMigration, EngineHooks } from './hooks.js';
 import { ensureParsed, loadMigrations, parseAhead } from './load-migrations.js';
-import { currentVersion, planMigrate, planRollback, statusEntries, verifyApplied, type MigratePlan, type RollbackPlanOptions } from './planner.js';
+import { checkMigrateTarget, checkRollbackTarget, currentVersion, fileHasVersion, planMigrate, planRollback, statusEntries, verifyApplied, type MigratePlan, type RollbackPlanOptions } from './planner.js';
 import { noteCompleted } from './partial-run.js';
+import { TrackingStore } from './tracking-store.js';
 import type { HistoryResult, LockStatusResult, MigrationOutcome, MigrationRecord, RunResult, StatusResult, TrackedMigration, UnlockResult } from './types.js';
 
 /**
@@ -155,6 +156,7 @@ export async function migrate(entry: DatabaseEntry, ctx: EngineContext, options:
       const { plan } = await planOnce();
       return plan.versioned.length === 0 && plan.repeatables.length === 0;
     };
+    if (options.toVersion !== undefined) await checkMigrateTargetEarly(session, reading, options.toVersion);
     return withLock(session, options.commandLine ?? 'migrate', ctx.run, async () => {
       const { records, plan } = await planOnce();
       const outcomes: MigrationOutcome[] = [];
@@ -180,13 +182,31 @@ export async function migrate(entry: DatabaseEntry, ctx: EngineContext, options:
 }
 
 /**
+ * `migrate --to-version` names no migration: said before the lock is taken, so a typo neither
+ * waits for nor holds up another run. The files settle it unless none has the version; then only
+ * the tracking table can (an applied migration whose file is gone). Planning checks it again
+ * under the lock.
+ */
+async function checkMigrateTargetEarly(session: DatabaseSession, reading: Promise<MigrationFile[]>, target: string): Promise<void> {
+  const files = await reading;
+  if (fileHasVersion(files, target)) return;
+  checkMigrateTarget(files, await trackedIfAny(session), session.entry.name, target);
+}
+
+/** The tracking table's rows, none when it does not exist yet (read-only: creates nothing). */
+async function trackedIfAny(session: DatabaseSession): Promise<TrackedMigration[]> {
+  return (await session.store.tableExists(session.entry.migrationTable)) ? session.store.tracked() : [];
+}
+
+/**
  * After a failed `migrate`: keep beside the error what this run applied before it, as the
  * tracking table now says (a migration the executor reported is counted only if its record is
- * there: a failure may have undone a group of them). Nothing when the table cannot be read.
+ * there: a failure may have undone a group of them), and the version the database is left at;
+ * also when nothing was applied (the first migration failed). Nothing when the table cannot be
+ * read from any connection.
  */
 async function noteMigrated(error: unknown, session: DatabaseSession, before: readonly TrackedMigration[], outcomes: readonly MigrationOutcome[], started: number): Promise<void> {
-  if (outcomes.length === 0) return;
-  const now = await session.store.tracked().catch(() => undefined);
+  const now = await trackedAfterFailure(session);
   if (!now) return;
   const had = new Set(before.map((r) => r.filename));
   const has = new Set(now.map((r) => r.filename));
@@ -199,6 +219,33 @@ async function noteMigrated(error: unknown, session: DatabaseSession, before: re
     currentVersion: currentVersion(now),
     durationMs: performance.now() - started,
   });
+}
+
+/**
+ * The tracking table after a run failed: read on the run's session, or, when that session cannot
+ * answer, on a new connection. The run's session is often the casualty of the failure: lost
+ * (`pg_terminate_backend`, `KILL CONNECTION`, the network), still busy on the server with the
+ * statement whose answer timed out (ClickHouse refuses a second query in a session while one
+ * runs), or left unusable by the failed statement (chdb). Undefined when neither can read it.
+ */
+async function trackedAfterFailure(session: DatabaseSession): Promise<TrackedMigration[] | undefined> {
+  try {
+    return await session.store.tracked();
+  } catch (error) {
+    session.log.debug('the tracking table could not be read on the run\'s session after the failure; reading it on a new connection', { error });
+  }
+  try {
+    // Outside a PostgreSQL pool whose only session the lost one may still count as.
+    const other = await session.dialect.connect({ ...session.connectOptions, second: 'urgent' });
+    try {
+      return await new TrackingStore(other, session.dialect, session.store.tracking, session.entry.migrationTable).tracked();
+    } finally {
+      await other.close().catch(() => undefined);
+    }
+  } catch (error) {
+    session.log.warn(`could not read the tracking table after the failure, so what this run completed is not shown: see \`mtool status --database ${session.entry.name}\``, { error });
+    return undefined;
+  }
 }
 
 /**
@@ -316,22 +363,24 @@ export interface RollbackOptions {
 export async function rollback(entry: DatabaseEntry, ctx: EngineContext, options: RollbackOptions = {}): Promise<RunResult> {
   const started = performance.now();
   const command = options.command ?? 'rollback';
-  return withFilesAndSession(entry, ctx, async (session, reading) =>
-    withLock(session, options.commandLine ?? command, ctx.run, async () => {
+  return withFilesAndSession(entry, ctx, async (session, reading) => {
+    // A target that is not applied is refused before the lock (and checked again under it).
+    if (options.toVersion !== undefined) checkRollbackTarget(await trackedIfAny(session), entry.name, options.toVersion, command);
+    return withLock(session, options.commandLine ?? command, ctx.run, async () => {
       const [records, files] = await Promise.all([session.store.records(), reading]);
       verifyApplied(files, records, entry.name, explainDrift);
-      const planOptions: RollbackPlanOptions = { count: options.count, toVersion: options.toVersion, requireApplied: command === 'downgrade' };
+      const planOptions: RollbackPlanOptions = { count: options.count, toVersion: options.toVersion, command };
       const steps = planRollback(files, records, entry.name, planOptions);
       await checkStatementSizes(session.conn, entry.type, entry.name, steps.map((s) => s.file), (f) => f.rollback ?? []);
       const exec = executor(session, ctx, options);
       const outcomes: MigrationOutcome[] = [];
       const removed = new Set<string>();
-      const result = (): RunResult => ({
+      const result = (left: readonly { version: string | null }[]): RunResult => ({
         database: entry.name,
         databaseType: entry.type,
         command,
         outcomes,
-        currentVersion: currentVersion(records.filter((r) => !removed.has(r.filename))),
+        currentVersion: currentVersion(left),
         durationMs: performance.now() - started,
       });
       try {
@@ -340,13 +389,16 @@ export async function rollback(entry: DatabaseEntry, ctx: EngineContext, options
           removed.add(step.record.filename);
         }
       } catch (error) {
-        // Each migration is reverted and its record removed before the next one starts.
-        noteCompleted(error, result());
+        // Each migration is reverted and its record removed before the next one starts, so the
+        // outcomes are those before the failure. The version left is the tracking table's: after
+        // a lost connection the server may have finished the interrupted one, record and all.
+        const left = (await trackedAfterFailure(session)) ?? records.filter((r) => !removed.has(r.filename));
+        noteCompleted(error, result(left));
         throw error;
       }
-      return result();
-    }),
-  );
+      return result(records.filter((r) => !removed.has(r.filename)));
+    });
+  });
 }
 
 async function readRecords(session: DatabaseSession): Promise<MigrationRecord[]> {
@@ -405,7 +457,7 @@ export async function lockStatus(entry: DatabaseEntry, ctx: EngineContext): Prom
 /** `unlock` on one database: remove the lock row whoever holds it. */
 export async function unlock(entry: DatabaseEntry, ctx: EngineContext): Promise<UnlockResult> {
   return withSession(entry, ctx.root, ctx.log, async (session) => {
-    const released = await session.lock.forceRelease();
+    const released = await session.lock.forceRelease((warning) => session.log.warn(warning));
     if (released) session.log.warn(`migration lock released (was held by host '${released.host}', pid ${released.pid}, command '${released.command}')`);
     return { database: entry.name, databaseType: entry.type, released };
   });

@@ -788,7 +788,11 @@ export class Executor {
     if (rolledBack === 'unknown') {
       tail =
         `the connection was lost while ${what} ran: the database rolls its transaction back unless the COMMIT had reached it first. ` +
-        `Run \`mtool status\` to see which: the transaction also held the tracking row, so a recorded migration committed whole and an unrecorded one left nothing.`;
+        `Run \`mtool status\` to see which: the transaction also held the tracking row, so ${
+          direction === 'rollback'
+            ? `if ${file.filename} is no longer recorded its rollback committed whole, and if it is still recorded its rollback left nothing`
+            : 'a recorded migration committed whole and an unrecorded one left nothing'
+        }.`;
     } else if (rolledBack) {
       tail = `${what} was rolled back as a whole: none of its statements remain and it was not ${direction === 'rollback' ? 'unrecorded' : 'recorded'}.`;
     } else if (isConnectionError(error)) {
@@ -796,14 +800,13 @@ export class Executor {
       const known = executed.length === 0 ? '' : ` (known to have run: ${executed.map((s) => `line ${s.line}: ${statementPreview(s.text, 60)}`).join('; ')})`;
       tail =
         `the connection was lost while ${what} ran, so how far the database got is not known here${known}. ` +
-        `Run \`mtool status\` before running the command again: ${
-          direction === 'rollback'
-            ? 'a rollback the database finished removed its record'
-            : unrecorded === undefined
-              ? 'a migration the database finished is recorded'
-              : "a migration the database finished is recorded once the record of its group of migrations ran (mtool records them in groups here), so one may have finished without it"
-        }; ` +
-        `for one that is not recorded, inspect the database for what its statements did and repair it.`;
+        (direction === 'rollback'
+          ? this.#lostRollbackNote(file)
+          : `Run \`mtool status\` before running the command again: ${
+              unrecorded === undefined
+                ? 'a migration the database finished is recorded'
+                : 'a migration the database finished is recorded once the record of its group of migrations ran (mtool records them in groups here), so one may have finished without it'
+            }; for one that is not recorded, inspect the database for what its statements did and repair it.`);
     } else if (executed.length === 0) {
       tail = undone.length === 0 ? `no statement of ${what} had run; the tracking table is unchanged.` : `none of the statements of ${what} remain: ${undoneNote}; the tracking table is unchanged.`;
     } else {
@@ -819,6 +822,20 @@ export class Executor {
     const hint = statement === undefined ? undefined : this.#dialect.failureHint?.(statement.text, error);
     if (hint !== undefined) tail = `${tail} ${hint}`;
     return new MigrationFailedError(`${head} — ${tail}`, { file: file.filename, line, rolledBack: rolledBack === true, executed: rolledBack === true ? [] : executed, database: this.#database, cause: error });
+  }
+
+  /**
+   * What to do after the connection was lost during a rollback that ran outside a transaction:
+   * its record is removed after its last statement, so a migration still recorded may be rolled
+   * back in part, and running its rollback again would repeat the statements that already ran.
+   */
+  #lostRollbackNote(file: MigrationFile): string {
+    const db = this.#database;
+    return (
+      `Run \`mtool status --database ${db}\` before rolling back again: if ${file.filename} is no longer recorded, the database finished its rollback. ` +
+      `If it is still recorded, it may be partly rolled back (some of its rollback statements may have run): inspect the database for what they did ` +
+      `and repair it before running \`mtool rollback\` again, which would run every one of them again.`
+    );
   }
 
   /**

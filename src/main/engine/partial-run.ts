@@ -7,13 +7,16 @@ import type { RunResult } from './types.js';
  */
 const completed = new WeakMap<object, RunResult>();
 
-/** Keep `result` (the migrations done before the failure) for `error`. */
+/**
+ * Keep `result` (the migrations done before the failure, none when the first one failed, and the
+ * version the database is left at) for `error`.
+ */
 export function noteCompleted(error: unknown, result: RunResult): void {
-  if (typeof error === 'object' && error !== null && result.outcomes.length > 0) completed.set(error, result);
+  if (typeof error === 'object' && error !== null) completed.set(error, result);
 }
 
 /**
- * The migrations a failed run completed before `error`, when there were any.
+ * What a failed run completed before `error` (possibly nothing), when it got as far as running.
  * @example completedBefore(run.error)?.outcomes.map((o) => o.filename)
  */
 export function completedBefore(error: unknown): RunResult | undefined {

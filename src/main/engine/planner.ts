@@ -134,11 +134,68 @@ export function currentVersion(records: readonly { version: string | null }[]): 
   return best;
 }
 
+const hasVersion = (items: readonly { version?: string | null }[], target: string): boolean =>
+  items.some((item) => item.version !== undefined && item.version !== null && compareVersions(item.version, target) === 0);
+
+/**
+ * Whether the files alone settle that `migrate --to-version <target>` names a migration: true
+ * when a file has that version. Otherwise only the tracking table can tell (an applied migration
+ * whose file is gone), see {@link checkMigrateTarget}.
+ */
+export function fileHasVersion(files: readonly MigrationFile[], target: string): boolean {
+  return hasVersion(files, target);
+}
+
+/**
+ * `migrate --to-version <target>`: the version must be that of a migration file or of an applied
+ * migration; a typo would otherwise apply nothing, or everything pending below it, without a word.
+ * @throws MtoolError `MTOOL_NOT_FOUND` (exit 1) naming the version.
+ */
+export function checkMigrateTarget(files: readonly MigrationFile[], records: readonly { version: string | null }[], database: string, target: string): void {
+  if (hasVersion(files, target) || hasVersion(records, target)) return;
+  throw new MtoolError(
+    'MTOOL_NOT_FOUND',
+    `database '${database}': no migration has version ${target} (no file in the migrations folder, none applied); nothing was applied: ` +
+      `give --to-version a version that \`mtool status --database ${database}\` lists`,
+    { database },
+  );
+}
+
+/**
+ * `rollback --to-version <target>` / `downgrade --to <target>`: the target is the version that
+ * stays applied, so it must be applied; any other version would roll back everything above it
+ * (0000: everything) or nothing, without a word.
+ * @throws MtoolError `MTOOL_ROLLBACK` (exit 1) listing the applied versions.
+ */
+export function checkRollbackTarget(records: readonly { version: string | null; type: string }[], database: string, target: string, command: 'rollback' | 'downgrade'): void {
+  const applied = records.filter((r) => r.type === 'versioned' && r.version !== null).map((r) => r.version as string);
+  if (applied.some((v) => compareVersions(v, target) === 0)) return;
+  applied.sort(compareVersions);
+  const flag = command === 'downgrade' ? '--to' : '--to-version';
+  const what = command === 'downgrade' ? `cannot downgrade to version ${target}` : `cannot roll back to version ${target}`;
+  // What a target below applied versions (0000 for "everything") most likely meant.
+  const above = applied.filter((v) => compareVersions(v, target) > 0).length;
+  const count = command === 'rollback' && above > 0 ? `, or \`mtool rollback --database ${database} --count ${above}\` to roll back the ${above} applied above it` : '';
+  throw new MtoolError(
+    'MTOOL_ROLLBACK',
+    `database '${database}': ${what}: it is not applied (${appliedVersions(applied)}); nothing was rolled back: ` +
+      (applied.length === 0 ? 'there is nothing to roll back' : `give ${flag} an applied version, which stays applied${count}`),
+    { database },
+  );
+}
+
+/** The applied versions for a message, in order: all of a few, the ends of many. */
+function appliedVersions(sorted: readonly string[]): string {
+  if (sorted.length === 0) return 'no versioned migration is applied';
+  if (sorted.length <= 12) return `applied versions: ${sorted.join(', ')}`;
+  return `${sorted.length} versions applied: ${sorted.slice(0, 3).join(', ')} ... ${sorted.slice(-3).join(', ')}`;
+}
+
 /**
  * What `migrate` will do: pending versioned files in version order (cut by `count` /
  * `toVersion`), then the repeatables that are due: every `RA__` file, and `ROC__` files that never
  * ran or whose checksum changed. Baseline plans record versioned files only.
- * @throws MtoolError for a pending version below the highest applied one, or an unknown `toVersion`.
+ * @throws MtoolError for a pending version below the highest applied one; `MTOOL_NOT_FOUND` for an unknown `toVersion`.
  */
 export function planMigrate(
   files: readonly MigrationFile[],
@@ -165,10 +222,7 @@ export function planMigrate(
   }
   if (options.toVersion !== undefined) {
     const target = options.toVersion;
-    const known = files.some((f) => f.version !== undefined && compareVersions(f.version, target) === 0) || records.some((r) => r.version !== null && compareVersions(r.version, target) === 0);
-    if (!known) {
-      throw new MtoolError('MTOOL_USAGE', `database '${database}': no migration has version ${target}; see \`mtool status --database ${database}\``, { database });
-    }
+    checkMigrateTarget(files, records, database, target);
     versioned = versioned.filter((f) => compareVersions(f.version as string, target) <= 0);
   }
   if (options.count !== undefined) versioned = versioned.slice(0, options.count);
@@ -189,15 +243,15 @@ export interface RollbackPlanOptions {
   count?: number;
   /** Roll back every applied versioned migration above this version. */
   toVersion?: string;
-  /** `downgrade`: the target version must be applied. */
-  requireApplied?: boolean;
+  /** Names the command in the error for a `toVersion` that is not applied. Default `rollback`. */
+  command?: 'rollback' | 'downgrade';
 }
 
 /**
  * Which applied versioned migrations `rollback` / `downgrade` revert, newest first. Every one of
  * them is checked before anything runs: its file exists, has rollback statements and is not
- * marked irreversible.
- * @throws MtoolError `MTOOL_ROLLBACK` naming the first migration that cannot be reverted.
+ * marked irreversible; a `toVersion` must be applied.
+ * @throws MtoolError `MTOOL_ROLLBACK` naming the first migration that cannot be reverted, or a `toVersion` that is not applied.
  */
 export function planRollback(
   files: readonly MigrationFile[],
@@ -211,14 +265,7 @@ export function planRollback(
   let targets: MigrationRecord[];
   if (options.toVersion !== undefined) {
     const target = options.toVersion;
-    if (options.requireApplied && !applied.some((r) => compareVersions(r.version as string, target) === 0)) {
-      throw new MtoolError(
-        'MTOOL_ROLLBACK',
-        `database '${database}': cannot downgrade to version ${target}: it is not applied` +
-          (applied.length ? ` (applied versions: ${applied.map((r) => r.version).reverse().join(', ')})` : ' (no versioned migration is applied)'),
-        { database },
-      );
-    }
+    checkRollbackTarget(applied, database, target, options.command ?? 'rollback');
     targets = applied.filter((r) => compareVersions(r.version as string, target) > 0);
   } else {
     const count = options.count ?? 1;

@@ -2,7 +2,7 @@ import { isConnectionError, isMtoolError } from '../../errors.js';
 import type { DatabaseEntry } from '../config/types.js';
 import { formatTable } from '../output.js';
 import { formatMs } from './format-ms.js';
-import { describeHolder, formatDuration } from './migration-lock.js';
+import { describeHolder, formatDuration, holderAdvice } from './migration-lock.js';
 import { completedBefore } from './partial-run.js';
 import { errorMessage, summaryLine, type DatabaseRun } from './run-many.js';
 import type { HistoryResult, LockStatusResult, MigrationOutcome, MigrationRecord, RunResult, StatusResult, UnlockResult } from './types.js';
@@ -61,7 +61,8 @@ function runLines(entry: DatabaseEntry, r: RunResult, failed: boolean): string {
     return [head, ...sql].join('\n\n');
   }
   const verb = r.command === 'migrate' ? 'applied' : 'rolled back';
-  if (r.outcomes.length === 0) return `${label(entry)}: nothing to ${r.command === 'migrate' ? 'apply' : 'roll back'}, ${at}`;
+  // A failed run says where it left the database even when its first migration failed.
+  if (r.outcomes.length === 0 && !failed) return `${label(entry)}: nothing to ${r.command === 'migrate' ? 'apply' : 'roll back'}, ${at}`;
   const baselined = r.outcomes.every((o) => o.action === 'baselined');
   const head = failed
     ? `${label(entry)}: ${verb} ${r.outcomes.length} migration${r.outcomes.length === 1 ? '' : 's'} before the failure, now ${at}`
@@ -213,11 +214,7 @@ export function lockStatusText(r: LockStatusResult): string {
   return [
     'Migration lock: ACTIVE',
     `Held by ${describeHolder(r.holder)}; held for ${formatDuration(r.heldForMs ?? 0)}.`,
-    r.holderRunning === false
-      ? `No process ${r.holder.pid} runs on this host: the holder was killed or crashed (unless it ran in a container of its own under this host name). Release the lock with \`mtool unlock --database ${r.database}\`.`
-      : r.holderRunning === true
-        ? `Process ${r.holder.pid} still runs on this host: a migration is most likely in progress on '${r.database}'; wait for it to finish.`
-        : `Warning: another mtool process may be running a migration on '${r.database}'. If none is (for example it was killed), release the lock with \`mtool unlock --database ${r.database}\`.`,
+    holderAdvice(r.holder, r.database),
   ].join('\n');
 }
 
