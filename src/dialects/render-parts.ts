@@ -6,6 +6,7 @@
  * lengths ...).
  */
 import type { CheckConstraintIR, ForeignKeyIR, IndexIR, TableIR, UniqueConstraintIR } from '../schema/ir.js';
+import { getEntry, hasEntry } from '../schema/name-map.js';
 import type { Quoting } from './types.js';
 
 /** `"a", "b"`: quoted names joined by commas. */
@@ -39,8 +40,9 @@ export function checkClause(q: Quoting, c: CheckConstraintIR): string {
  * in parentheses, then `suffix` (MySQL's prefix length), then ` DESC` for a descending entry.
  */
 export function indexEntry(q: Quoting, table: TableIR | undefined, index: IndexIR, entry: string, suffix = ''): string {
-  const text = `${table?.columns[entry] ? q.ident(entry) : `(${entry})`}${suffix}`;
-  return index.column_sorting[entry]?.order === 'desc' ? `${text} DESC` : text;
+  // Own entries only: an entry such as `constructor` is a column only when the table has one.
+  const text = `${table && hasEntry(table.columns, entry) ? q.ident(entry) : `(${entry})`}${suffix}`;
+  return getEntry(index.column_sorting, entry)?.order === 'desc' ? `${text} DESC` : text;
 }
 
 /**

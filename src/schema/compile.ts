@@ -17,6 +17,7 @@ import {
   type TableIR,
 } from './ir.js';
 import { MODEL, isModel, type ColumnMap, type DictionaryModel, type EnumModel, type MaterializedViewModel, type Model, type ModelDef, type TableModel } from './model.js';
+import { getEntry, setEntry } from './name-map.js';
 import { clickhouseEnumType, mysqlEnumType, nativeTypeOf } from './native-types.js';
 import { normalizeClickHouseEngine, normalizeClickHouseKey } from './normalize-clickhouse.js';
 import { canonicalNativeType, columnType, normalizeType } from './normalize-type.js';
@@ -126,12 +127,12 @@ class Compiler {
   addEnum(def: EnumModel, tableSchema: string | undefined, name = def.name, values = def.values): string {
     const schema = def.schema ?? tableSchema;
     const key = qualifiedKey(name, schema, this.defaultSchema);
-    const existing = this.schema.enums[key];
+    const existing = getEntry(this.schema.enums, key);
     if (existing && existing.values.join('\u0000') !== values.join('\u0000')) {
       this.fail(`enum '${key}' is defined twice with different values (${existing.values.join(', ')} / ${values.join(', ')})`);
     }
     if (this.dialect === 'postgresql') {
-      this.schema.enums[key] = { name, ...(schema && schema !== this.defaultSchema ? { schema } : {}), values: [...values] };
+      setEntry(this.schema.enums, key, { name, ...(schema && schema !== this.defaultSchema ? { schema } : {}), values: [...values] });
     }
     return key;
   }
@@ -155,7 +156,7 @@ class Compiler {
       comment: def.options.comment ?? null,
       backend_table_spec: { backend: this.dialect } as BackendTableSpec,
     };
-    this.schema.tables[key] = ir;
+    setEntry(this.schema.tables, key, ir);
     const columns: ColumnMap = def.columns;
 
     let pk: string[] = [];
@@ -169,7 +170,7 @@ class Compiler {
     ir.primary_key = pk;
 
     Object.entries(columns).forEach(([name, builder], position) => {
-      ir.columns[name] = this.column(key, def.name, tableSchema, name, columnDef(builder), position, pk.includes(name), `${owner} column '${name}'`);
+      setEntry(ir.columns, name, this.column(key, def.name, tableSchema, name, columnDef(builder), position, pk.includes(name), `${owner} column '${name}'`));
     });
     if (this.dialect === 'sqlite') {
       const autoinc = Object.values(ir.columns).filter((c) => c.autoincrement);
@@ -249,7 +250,7 @@ class Compiler {
       const o = def.options.backendTable;
       if (!o) this.fail(`${owner}: a ClickHouse table needs backendTable: { engine: 'MergeTree()', orderBy: ... }`);
       const settings: Record<string, string> = {};
-      for (const [k, v] of Object.entries(o.settings ?? {})) settings[k] = String(v);
+      for (const [k, v] of Object.entries(o.settings ?? {})) setEntry(settings, k, String(v));
       return {
         backend: 'clickhouse',
         engine: normalizeClickHouseEngine(o.engine),

@@ -2,6 +2,7 @@ import { MtoolConfigError } from '../errors.js';
 import { sha256Hex } from './canonical-json.js';
 import { normalizeAction, type ReferentialAction } from './ir.js';
 import type { Model, TableModel } from './model.js';
+import { assignEntries, setEntry } from './name-map.js';
 import { checkName, checkOptions, checkPositiveInt, describe } from './options.js';
 import { isSql, type SqlExpression } from './sql.js';
 
@@ -98,7 +99,7 @@ export class IndexBuilder {
     for (const [k, v] of Object.entries(params)) {
       if (!['string', 'number', 'boolean'].includes(typeof v)) throw new MtoolConfigError(`index().with(): parameter '${k}' must be a string, number or boolean`);
     }
-    Object.assign(this.def.with, params);
+    assignEntries(this.def.with, params);
     return this;
   }
   tablespace(name: string): this {
@@ -127,7 +128,7 @@ export class IndexBuilder {
       checkOptions(`index().sort() column '${column}'`, s, ['order', 'nulls']);
       if (s.order !== undefined && s.order !== 'asc' && s.order !== 'desc') throw new MtoolConfigError(`index().sort(): order of '${column}' must be 'asc' or 'desc'`);
       if (s.nulls !== undefined && s.nulls !== 'first' && s.nulls !== 'last') throw new MtoolConfigError(`index().sort(): nulls of '${column}' must be 'first' or 'last'`);
-      this.def.sorting[column] = { order: s.order ?? 'asc', ...(s.nulls ? { nulls: s.nulls } : {}) };
+      setEntry(this.def.sorting, column, { order: s.order ?? 'asc', ...(s.nulls ? { nulls: s.nulls } : {}) });
     }
     return this;
   }

@@ -20,6 +20,8 @@
  *   PostgreSQL constraint names are only unique per table.
  */
 
+import { setEntry } from './name-map.js';
+
 /** Column types of the spec's normalized set. Any other type is stored as its native text with `raw: true`. */
 export const NORMALIZED_TYPES = [
   'integer',
@@ -350,11 +352,11 @@ export function normalizeIndex(index: IndexInput): IndexIR {
     const defaultNulls = order === 'asc' ? 'last' : 'first';
     const nulls = sort.nulls && sort.nulls !== defaultNulls ? sort.nulls : null;
     if (order === 'asc' && nulls === null) continue;
-    sorting[column] = { order, nulls };
+    setEntry(sorting, column, { order, nulls });
   }
   const withParams: Record<string, string> = {};
   for (const [key, value] of Object.entries(index.with_params ?? {})) {
-    if (value !== null && value !== undefined) withParams[key.toLowerCase()] = String(value);
+    if (value !== null && value !== undefined) setEntry(withParams, key.toLowerCase(), String(value));
   }
   const out: IndexIR = {
     name: index.name,

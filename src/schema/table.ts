@@ -13,6 +13,7 @@ import {
   type TableModel,
   type TableOptions,
 } from './model.js';
+import { setEntry } from './name-map.js';
 import { checkName, checkOptions, checkPositiveInt, describe } from './options.js';
 import { isSql } from './sql.js';
 
@@ -192,8 +193,9 @@ function adopt(def: TableModel | MaterializedViewModel | DictionaryModel, column
   for (const [name, builder] of Object.entries(columns)) {
     const copy = builder.clone();
     copy[COLUMN_OWNER] = { model: model as unknown as Model, column: name };
-    def.columns[name] = copy;
-    model[name] = copy;
+    // A column may be called `__proto__`: set as a member, not as the model's prototype.
+    setEntry(def.columns, name, copy);
+    setEntry(model as Record<string, unknown>, name, copy);
   }
   return Object.freeze(model) as Record<string, unknown>;
 }

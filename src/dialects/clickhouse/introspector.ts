@@ -14,6 +14,7 @@ import {
   type ProjectionIR,
   type SchemaIR,
 } from '../../schema/ir.js';
+import { getEntry, setEntry } from '../../schema/name-map.js';
 import { expressionDefault, literalDefault, readQuoted, stripOuterParens, wholeQuoted } from '../../schema/normalize-default.js';
 import { normalizeClickHouseEngine, normalizeClickHouseKey } from '../../schema/normalize-clickhouse.js';
 import { columnType, normalizeType, type NormalizedType } from '../../schema/normalize-type.js';
@@ -79,35 +80,35 @@ export async function introspectClickHouse(conn: Connection, options: Introspect
     const comment = t.comment ? String(t.comment) : null;
     const base = { name, columns: {}, primary_key: [] as string[], comment };
     if (engine === 'MaterializedView' || engine === 'View') {
-      ir.tables[name] = { ...base, object_type: engine === 'View' ? 'view' : 'materialized_view', backend_table_spec: viewSpec(create, database, keyOf) };
+      setEntry(ir.tables, name, { ...base, object_type: engine === 'View' ? 'view' : 'materialized_view', backend_table_spec: viewSpec(create, database, keyOf) });
     } else if (engine === 'Dictionary' && /^CREATE\s+DICTIONARY\b/i.test(create)) {
       const parsed = parseDictionary(create);
-      ir.tables[name] = { ...base, object_type: 'dictionary', primary_key: parsed.spec.primary_key, backend_table_spec: parsed.spec };
+      setEntry(ir.tables, name, { ...base, object_type: 'dictionary', primary_key: parsed.spec.primary_key, backend_table_spec: parsed.spec });
       dictionaryColumns.set(name, parsed.columns);
     } else {
       const spec = tableSpec(String(t.engine_full ?? engine));
-      ir.tables[name] = { ...base, object_type: 'table', backend_table_spec: spec };
+      setEntry(ir.tables, name, { ...base, object_type: 'table', backend_table_spec: spec });
       if (!projections) spec.projections = parseProjections(create);
       if (!skipIndexes) for (const ix of parseSkipIndexes(create, name)) ir.indexes[objectKey(name, ix.name)] = ix;
     }
   }
 
   for (const c of columns) {
-    const table = ir.tables[c.table as string];
+    const table = getEntry(ir.tables, c.table as string);
     if (!table || table.object_type === 'dictionary') continue;
     const col = column(c, Object.keys(table.columns).length);
-    table.columns[col.name] = col;
+    setEntry(table.columns, col.name, col);
   }
   for (const [name, cols] of dictionaryColumns) {
-    const table = ir.tables[name]!;
+    const table = getEntry(ir.tables, name)!;
     for (const col of cols) {
       col.primary_key = table.primary_key.includes(col.name);
-      table.columns[col.name] = col;
+      setEntry(table.columns, col.name, col);
     }
   }
 
   for (const p of projections ?? []) {
-    const table = ir.tables[p.table as string];
+    const table = getEntry(ir.tables, p.table as string);
     if (table?.object_type !== 'table') continue;
     (table.backend_table_spec as ChTableSpec).projections.push({ name: p.name as string, query: normalizeSqlText(String(p.query)) });
   }
@@ -115,7 +116,7 @@ export async function introspectClickHouse(conn: Connection, options: Introspect
     if (table.object_type === 'table') (table.backend_table_spec as ChTableSpec).projections.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
   for (const s of skipIndexes ?? []) {
-    const table = ir.tables[s.table as string];
+    const table = getEntry(ir.tables, s.table as string);
     if (!table) continue;
     const ix = skipIndex(table.name, s.name as string, String(s.expr), String(s.type), Number(s.granularity));
     ir.indexes[objectKey(table.name, ix.name)] = ix;

@@ -12,7 +12,7 @@ import type { ConnectOptions, Connection, QueryResult, RecordMany, Row, Statemen
 import type { MysqlFlavour } from './flavour.js';
 import { groupedRow, recordEachPlan, recordGroupedPlan, timesSql, type MessagePlan } from './message-plan.js';
 import { MysqlError } from './mysql-error.js';
-import { mysqlQuoting } from './quoting.js';
+import { mysqlPlainString, mysqlQuoting } from './quoting.js';
 
 /** mysql2's query command, as far as `MysqlConnection#message` reads it. */
 interface QueryCommand {
@@ -78,7 +78,8 @@ export async function connectMysql(options: ConnectOptions, flavour: MysqlFlavou
       // ER_BAD_DB_ERROR; ER_DBACCESS_DENIED_ERROR; ER_ACCESS_DENIED_ERROR, ER_ACCESS_DENIED_NO_PASSWORD_ERROR (MariaDB's unix_socket users).
       unknownDatabase: [1049],
       deniedDatabase: [1044],
-      grantDatabase: `GRANT ALL ON ${mysqlQuoting.ident(database)}.* TO ${config.user === undefined ? 'the user' : `${mysqlQuoting.literal(config.user)}@'%'`}`,
+      // An account name takes a plain string literal only, not the hex form literal() may write.
+      grantDatabase: `GRANT ALL ON ${mysqlQuoting.ident(database)}.* TO ${config.user === undefined ? 'the user' : `${mysqlPlainString(config.user)}@'%'`}`,
       refusedLogin: [1045, 1698],
       loginRules: "the account's host part (the server matches it against this client's address)",
       otherwise: `check that ${flavour.type} is running at ${host}:${port} and that the URL's user, password and database are right`,

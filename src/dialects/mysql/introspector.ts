@@ -1,5 +1,6 @@
 import { MtoolError } from '../../errors.js';
 import { normalizeIndex, normalizeSqlText, objectKey, type ColumnIR, type ColumnSortIR, type ReferentialAction, type SchemaIR, type TableIR } from '../../schema/ir.js';
+import { getEntry, setEntry } from '../../schema/name-map.js';
 import { columnType, normalizeType } from '../../schema/normalize-type.js';
 import { isExcluded, type IntrospectOptions } from '../../schema/schema-io.js';
 import type { Connection, Row } from '../types.js';
@@ -75,7 +76,7 @@ async function readAll(conn: Connection, run: Run, reads: readonly Read[]): Prom
  * - A column collation equal to its table's is left out (`collation: null`).
  * - Indexes MySQL creates by itself for a foreign key (named after it, on its columns) are left
  *   out: rendering the foreign key creates them again. Prefix lengths (`name(10)`) go to
- *   `attrs.prefix_lengths`.
+ *   `attrs.prefix_lengths`; a spatial index has none, whatever SUB_PART says.
  * - InnoDB treats RESTRICT and NO ACTION alike and MariaDB reports an unspecified action as
  *   RESTRICT, so both read as `NO ACTION`.
  * - MariaDB's JSON is `longtext` plus a column-level `json_valid` check: the pair reads as `json`
@@ -162,19 +163,19 @@ export async function introspectMysql(conn: Connection, options: IntrospectOptio
     const name = t.name as string;
     if (isExcluded(name, name, options)) continue;
     collations.set(name, (t.collation as string | null) ?? null);
-    ir.tables[name] = {
+    setEntry(ir.tables, name, {
       name,
       object_type: 'table',
       columns: {},
       primary_key: [],
       comment: nonEmpty(t.comment),
       backend_table_spec: { backend: conn.type as 'mysql' | 'mariadb' },
-    };
+    });
   }
 
   for (const c of columns) {
-    const table = ir.tables[c.tbl as string];
-    if (table) table.columns[c.name as string] = column(c, Object.keys(table.columns).length, collations.get(table.name) ?? null, flavour);
+    const table = getEntry(ir.tables, c.tbl as string);
+    if (table) setEntry(table.columns, c.name as string, column(c, Object.keys(table.columns).length, collations.get(table.name) ?? null, flavour));
   }
 
   const jsonColumns = new Set<string>();
@@ -185,7 +186,8 @@ export async function introspectMysql(conn: Connection, options: IntrospectOptio
   if (flavour.product === 'mariadb') {
     for (const key of jsonColumns) {
       const [tableName, columnName] = key.split('\0') as [string, string];
-      const col = ir.tables[tableName]?.columns[columnName];
+      const table = getEntry(ir.tables, tableName);
+      const col = table && getEntry(table.columns, columnName);
       if (col && col.my_column?.native_type === 'longtext') {
         const t = normalizeType('json', 'mysql');
         col.type = t.type;
@@ -200,7 +202,7 @@ export async function introspectMysql(conn: Connection, options: IntrospectOptio
   const fkIndexes = new Map<string, string[]>();
   for (const rows of groups(fkColumns, (r) => `${r.tbl as string}\0${r.name as string}`)) {
     const first = rows[0]!;
-    const table = ir.tables[first.tbl as string];
+    const table = getEntry(ir.tables, first.tbl as string);
     if (!table) continue;
     const refTable = first.ref_schema === database ? (first.ref_table as string) : `${first.ref_schema as string}.${first.ref_table as string}`;
     const name = first.name as string;
@@ -222,12 +224,15 @@ export async function introspectMysql(conn: Connection, options: IntrospectOptio
 
   for (const rows of groups(stats, (r) => `${r.tbl as string}\0${r.name as string}`)) {
     const first = rows[0]!;
-    const table = ir.tables[first.tbl as string];
+    const table = getEntry(ir.tables, first.tbl as string);
     if (!table) continue;
     const name = first.name as string;
     if (name === 'PRIMARY') {
       table.primary_key = rows.map((r) => r.col as string);
-      for (const c of table.primary_key) if (table.columns[c]) table.columns[c]!.primary_key = true;
+      for (const c of table.primary_key) {
+        const col = getEntry(table.columns, c);
+        if (col) col.primary_key = true;
+      }
       continue;
     }
     const cols = rows.map((r) => (r.col as string | null) ?? normalizeSqlText(String(r.expr ?? '')));
@@ -237,7 +242,7 @@ export async function introspectMysql(conn: Connection, options: IntrospectOptio
   }
 
   for (const c of checks) {
-    const table = ir.tables[c.table_name as string];
+    const table = getEntry(ir.tables, c.table_name as string);
     if (!table) continue;
     const name = c.name as string;
     const clause = String(c.clause);
@@ -304,11 +309,14 @@ function canonicalOnUpdate(text: string): string {
 function addIndex(ir: SchemaIR, table: TableIR, name: string, rows: Row[], cols: string[]): void {
   const sorting: Record<string, ColumnSortIR> = {};
   const prefixes: Record<string, number> = {};
-  rows.forEach((r, i) => {
-    if (r.collation === 'D') sorting[cols[i]!] = { order: 'desc', nulls: null };
-    if (r.sub_part !== null && r.sub_part !== undefined) prefixes[cols[i]!] = Number(r.sub_part);
-  });
   const type = String(rows[0]!.type ?? 'BTREE').toLowerCase();
+  // MariaDB reports SUB_PART 32 for a spatial index's column, a length no statement may write
+  // back (ERROR 1089): it is no prefix of the schema's.
+  const prefixed = type !== 'spatial';
+  rows.forEach((r, i) => {
+    if (r.collation === 'D') setEntry(sorting, cols[i]!, { order: 'desc', nulls: null });
+    if (prefixed && r.sub_part !== null && r.sub_part !== undefined) setEntry(prefixes, cols[i]!, Number(r.sub_part));
+  });
   const index = normalizeIndex({
     name,
     table: table.name,

@@ -42,3 +42,19 @@ export const mysqlQuoting: Quoting = {
     throw new MtoolError('MTOOL_INTERNAL', `cannot write a ${typeof value} as a MySQL literal`);
   },
 };
+
+/** The escape of each character a plain literal cannot hold as it is, as the default sql_mode reads it. */
+const PLAIN_ESCAPES: Readonly<Record<string, string>> = { '\\': '\\\\', '\0': '\\0', "'": "''" };
+
+/**
+ * A plain `'...'` string literal, for the places whose grammar takes nothing else: `COMMENT`
+ * (column, table, index) and `ENUM`/`SET` members reject the hex form {@link mysqlQuoting}.literal
+ * uses for a backslash (ERROR 1064). No spelling of a backslash reads the same under every
+ * sql_mode, so this one is for the default mode, the one mtool's statement splitter assumes too:
+ * a backslash is written `\\`, a NUL `\0`, a quote doubled. Under `NO_BACKSLASH_ESCAPES` the
+ * server would keep both backslashes of `\\`: the text changes but the statement still runs.
+ * @example mysqlPlainString(String.raw`a\b's`) === String.raw`'a\\b''s'`
+ */
+export function mysqlPlainString(text: string): string {
+  return `'${text.replace(/[\\\0']/g, (ch) => PLAIN_ESCAPES[ch]!)}'`;
+}

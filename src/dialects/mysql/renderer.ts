@@ -1,7 +1,8 @@
 import { columnsInOrder, tableConstraints, tableIndexes, type CheckConstraintIR, type ColumnIR, type DefaultIR, type ForeignKeyIR, type IndexIR, type SchemaIR, type UniqueConstraintIR } from '../../schema/ir.js';
+import { getEntry } from '../../schema/name-map.js';
 import { unknownTable } from '../../schema/schema-io.js';
 import * as parts from '../render-parts.js';
-import { mysqlQuoting as q } from './quoting.js';
+import { mysqlPlainString, mysqlQuoting as q } from './quoting.js';
 
 /**
  * MySQL / MariaDB DDL from the schema IR, the same text for both: CREATE TABLE (columns with
@@ -32,7 +33,8 @@ export function createTable(ir: SchemaIR, key: string): string {
     if (c.kind === 'unique') lines.push(`  ${uniqueClause(c)}`);
     else if (c.kind === 'check') lines.push(`  ${checkClause(c)}`);
   }
-  const comment = table.comment !== null ? ` COMMENT=${q.literal(table.comment)}` : '';
+  // COMMENT takes a plain string literal only (never the hex form q.literal uses for a backslash).
+  const comment = table.comment !== null ? ` COMMENT=${mysqlPlainString(table.comment)}` : '';
   return `CREATE TABLE ${q.ident(table.name)} (\n${lines.join(',\n')}\n)${comment}`;
 }
 
@@ -48,7 +50,7 @@ export function columnDefinition(c: ColumnIR): string {
   else if (c.default && !generated) parts.push(`DEFAULT ${defaultSql(c.default)}`);
   const onUpdate = c.attrs?.on_update as string | undefined;
   if (onUpdate) parts.push(`ON UPDATE ${onUpdate}`);
-  if (c.comment !== null) parts.push(`COMMENT ${q.literal(c.comment)}`);
+  if (c.comment !== null) parts.push(`COMMENT ${mysqlPlainString(c.comment)}`);
   return parts.join(' ');
 }
 
@@ -81,7 +83,8 @@ function portableType(c: ColumnIR): string {
     case 'uuid':
       return 'char(36)';
     case 'enum':
-      return c.enum_values ? `enum(${c.enum_values.map((v) => q.literal(v)).join(',')})` : 'text';
+      // ENUM members, like COMMENT, take plain string literals only.
+      return c.enum_values ? `enum(${c.enum_values.map((v) => mysqlPlainString(v)).join(',')})` : 'text';
     default:
       return 'text';
   }
@@ -102,8 +105,14 @@ function indexesOf(ir: SchemaIR, key: string): string[] {
 /** `CREATE [UNIQUE|FULLTEXT|SPATIAL] INDEX ... ON ... (col(prefix) DESC, (expr)) [USING method]`. */
 export function createIndex(ir: SchemaIR, index: IndexIR): string {
   const table = ir.tables[index.table];
-  const prefixes = (index.attrs?.prefix_lengths as Record<string, number> | undefined) ?? {};
-  const cols = index.columns.map((entry) => parts.indexEntry(q, table, index, entry, prefixes[entry] !== undefined ? `(${prefixes[entry]})` : ''));
+  // A spatial index takes no prefix length (ERROR 1089), though the server reports one (SUB_PART 32)
+  // and snapshots read before the introspector left it out may still carry it.
+  const prefixes = index.using === 'spatial' ? {} : ((index.attrs?.prefix_lengths as Record<string, number> | undefined) ?? {});
+  // Own entries only: a column called `constructor` or `__proto__` has no inherited prefix length.
+  const cols = index.columns.map((entry) => {
+    const prefix = getEntry(prefixes, entry);
+    return parts.indexEntry(q, table, index, entry, prefix !== undefined ? `(${prefix})` : '');
+  });
   const special = index.using === 'fulltext' || index.using === 'spatial';
   const kind = special ? `${index.using!.toUpperCase()} ` : index.unique ? 'UNIQUE ' : '';
   const using = index.using && !special ? ` USING ${index.using.toUpperCase()}` : '';

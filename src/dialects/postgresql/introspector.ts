@@ -13,6 +13,7 @@ import {
   type TableIR,
 } from '../../schema/ir.js';
 import { canonicalNowExpression, expressionDefault, literalDefault, readQuoted, stripOuterParens } from '../../schema/normalize-default.js';
+import { getEntry, setEntry } from '../../schema/name-map.js';
 import { columnType, normalizeType } from '../../schema/normalize-type.js';
 import { isExcluded, type IntrospectOptions } from '../../schema/schema-io.js';
 import type { Connection, Row } from '../types.js';
@@ -158,7 +159,7 @@ async function readCatalog(options: IntrospectOptions, session: Row | undefined,
   for (const e of enums) {
     const schema = e.schema as string;
     const name = e.name as string;
-    ir.enums[key(name, schema)] = { name, ...(schema !== defaultSchema ? { schema } : {}), values: e.labels as string[] };
+    setEntry(ir.enums, key(name, schema), { name, ...(schema !== defaultSchema ? { schema } : {}), values: e.labels as string[] });
   }
 
   const byOid = new Map<string, { table: TableIR; key: string }>();
@@ -176,13 +177,13 @@ async function readCatalog(options: IntrospectOptions, session: Row | undefined,
       comment: (t.comment as string | null) ?? null,
       backend_table_spec: { backend: 'postgresql' },
     };
-    ir.tables[tableKey] = table;
+    setEntry(ir.tables, tableKey, table);
     byOid.set(t.oid as string, { table, key: tableKey });
   }
 
   for (const c of columns) {
     const table = byOid.get(c.rel as string)?.table;
-    if (table) table.columns[c.name as string] = column(c, Object.keys(table.columns).length, key);
+    if (table) setEntry(table.columns, c.name as string, column(c, Object.keys(table.columns).length, key));
   }
 
   for (const c of constraints) {
@@ -201,7 +202,7 @@ async function readCatalog(options: IntrospectOptions, session: Row | undefined,
       const bits = Number(opts[k] ?? 0);
       // pg_index.indoption: bit 1 = DESC, bit 2 = NULLS FIRST.
       const order = bits & 1 ? 'desc' : 'asc';
-      sorting[col] = { order, nulls: bits & 2 ? 'first' : 'last' };
+      setEntry(sorting, col, { order, nulls: bits & 2 ? 'first' : 'last' });
     });
     const index = normalizeIndex({
       name: i.name as string,
@@ -299,7 +300,7 @@ function addConstraint(ir: SchemaIR, table: TableIR, tableKey: string, row: Row,
     case 'p':
       table.primary_key = columns;
       for (const c of columns) {
-        const col = table.columns[c];
+        const col = getEntry(table.columns, c);
         if (col) col.primary_key = true;
       }
       return;
@@ -346,7 +347,7 @@ function params(reloptions: string[] | null): Record<string, string> {
   const out: Record<string, string> = {};
   for (const option of reloptions ?? []) {
     const eq = option.indexOf('=');
-    if (eq > 0) out[option.slice(0, eq)] = option.slice(eq + 1);
+    if (eq > 0) setEntry(out, option.slice(0, eq), option.slice(eq + 1));
   }
   return out;
 }

@@ -3,6 +3,7 @@ import { autoName } from '../../schema/indexes.js';
 import { normalizeIndex, normalizeSqlText, objectKey, type ColumnIR, type ConstraintIR, type DefaultIR, type ForeignKeyIR, type ReferentialAction, type SchemaIR } from '../../schema/ir.js';
 import { findTopLevelKeyword, matchingParen, readIdentifier, splitTopLevel } from '../../schema/ddl-scan.js';
 import { canonicalNowExpression, expressionDefault, literalDefault, readQuoted, stripOuterParens } from '../../schema/normalize-default.js';
+import { getEntry, hasEntry, setEntry } from '../../schema/name-map.js';
 import { columnType, normalizeType } from '../../schema/normalize-type.js';
 import { isExcluded, type IntrospectOptions } from '../../schema/schema-io.js';
 import type { Connection, Row } from '../types.js';
@@ -72,7 +73,7 @@ export async function introspectSqlite(conn: Connection, options: IntrospectOpti
     if (isExcluded(name, name, options)) continue;
     const p = parseCreateTable((t.sql as string | null) ?? '');
     parsed.set(name, p);
-    ir.tables[name] = {
+    setEntry(ir.tables, name, {
       name,
       object_type: 'table',
       columns: {},
@@ -80,22 +81,22 @@ export async function introspectSqlite(conn: Connection, options: IntrospectOpti
       comment: p.comment,
       backend_table_spec: { backend: 'sqlite' },
       ...(Object.keys(p.attrs).length > 0 ? { attrs: p.attrs } : {}),
-    };
+    });
   }
 
   const pkOrder = new Map<string, { col: string; pk: number }[]>();
   for (const c of columns) {
-    const table = ir.tables[c.tbl as string];
+    const table = getEntry(ir.tables, c.tbl as string);
     if (!table) continue;
     const def = parsed.get(table.name)!.columns.get((c.name as string).toLowerCase());
     const col = column(c, Object.keys(table.columns).length, def);
-    table.columns[col.name] = col;
+    setEntry(table.columns, col.name, col);
     if (Number(c.pk) > 0) (pkOrder.get(table.name) ?? pkOrder.set(table.name, []).get(table.name)!).push({ col: col.name, pk: Number(c.pk) });
   }
   for (const [name, list] of pkOrder) {
-    const table = ir.tables[name]!;
+    const table = getEntry(ir.tables, name)!;
     table.primary_key = list.sort((a, b) => a.pk - b.pk).map((x) => x.col);
-    for (const col of table.primary_key) table.columns[col]!.primary_key = true;
+    for (const col of table.primary_key) getEntry(table.columns, col)!.primary_key = true;
   }
 
   for (const table of Object.values(ir.tables)) {
@@ -109,7 +110,7 @@ export async function introspectSqlite(conn: Connection, options: IntrospectOpti
   // Foreign keys: the pragma gives columns and actions; the CREATE text gives names and DEFERRABLE.
   const fkGroups = new Map<string, Row[]>();
   for (const f of foreignKeys) {
-    if (!ir.tables[f.tbl as string]) continue;
+    if (!hasEntry(ir.tables, f.tbl as string)) continue;
     const k = `${f.tbl as string}\0${f.id as number}`;
     (fkGroups.get(k) ?? fkGroups.set(k, []).get(k)!).push(f);
   }
@@ -118,7 +119,7 @@ export async function introspectSqlite(conn: Connection, options: IntrospectOpti
     const tableName = first.tbl as string;
     const refTable = first.table as string;
     const cols = rows.map((r) => r.from as string);
-    const refCols = rows.some((r) => r.to === null) ? (ir.tables[refTable]?.primary_key ?? outsideKeys.get(refTable) ?? []) : rows.map((r) => r.to as string);
+    const refCols = rows.some((r) => r.to === null) ? (getEntry(ir.tables, refTable)?.primary_key ?? outsideKeys.get(refTable) ?? []) : rows.map((r) => r.to as string);
     const text = parsed.get(tableName)!.foreignKeys.find((f) => sameList(f.columns, cols) && f.refTable.toLowerCase() === refTable.toLowerCase());
     const fk: ForeignKeyIR = {
       kind: 'foreign_key',
@@ -142,7 +143,7 @@ export async function introspectSqlite(conn: Connection, options: IntrospectOpti
   }
   for (const i of indexList) {
     const tableName = i.tbl as string;
-    if (!ir.tables[tableName]) continue;
+    if (!hasEntry(ir.tables, tableName)) continue;
     const name = i.name as string;
     const entries = (colsByIndex.get(`${tableName}\0${name}`) ?? []).filter((x) => Number(x.is_key) === 1);
     if (i.origin === 'pk') continue;
@@ -197,7 +198,11 @@ function column(row: Row, position: number, def: ParsedColumn | undefined): Colu
   return out;
 }
 
-/** `pragma table_info.dflt_value` as the IR stores it: `'x'` → literal, `-1` → number, `CURRENT_TIMESTAMP` → expression. */
+/**
+ * `pragma table_info.dflt_value` as the IR stores it: `'x'` → literal, `-1` → number,
+ * `CURRENT_TIMESTAMP` → expression, and a lone identifier (`"dq"`, `dq`, `[dq]`) → the string
+ * literal SQLite stores for it.
+ */
 export function sqliteDefault(raw: string | null, column: Pick<ColumnIR, 'type' | 'raw'>): DefaultIR {
   if (raw === null) return null;
   const text = raw.trim();
@@ -206,7 +211,24 @@ export function sqliteDefault(raw: string | null, column: Pick<ColumnIR, 'type' 
   if (quoted && quoted.rest.trim() === '') return literalDefault(quoted.value, column);
   if (/^[+-]?\d+(?:\.\d+)?(?:e[+-]?\d+)?$/i.test(text)) return literalDefault(text.replace(/^\+/, ''), column);
   if (/^(?:true|false)$/i.test(text) && column.type === 'boolean') return literalDefault(text, column);
+  const word = identifierDefault(text);
+  if (word !== undefined) return literalDefault(word, column);
   return expressionDefault(canonicalNowExpression(stripOuterParens(text)));
+}
+
+/** Words a bare DEFAULT keeps as keywords: each means a value of its own, not the word's text. */
+const DEFAULT_KEYWORDS = /^(?:null|true|false|current_time|current_date|current_timestamp)$/i;
+
+/**
+ * The text SQLite stores for `DEFAULT <identifier>`: its grammar turns a lone identifier after
+ * DEFAULT, quoted in any style or bare, into a string (`DEFAULT "dq"` inserts 'dq'). Kept as an
+ * expression, it would be written back as `DEFAULT ("dq")`, which SQLite then reads as a column
+ * reference and rejects on insert ("default value of column [a] is not constant").
+ */
+function identifierDefault(text: string): string | undefined {
+  const read = readIdentifier(text);
+  if (read === undefined || read.rest.trim() !== '') return undefined;
+  return /^["`[]/.test(text) || !DEFAULT_KEYWORDS.test(read.name) ? read.name : undefined;
 }
 
 interface ParsedColumn {

@@ -5,6 +5,7 @@ import { compileModels } from '../../schema/compile.js';
 import { pgEnum } from '../../schema/enums.js';
 import { autoName, chIndex, foreignKey, index as indexFn, type IndexBuilder } from '../../schema/indexes.js';
 import type { ChDictionarySpec, ChMaterializedViewSpec, ChTableSpec, ColumnIR, ConstraintIR, IndexIR, SchemaIR, TableIR } from '../../schema/ir.js';
+import { getEntry, hasEntry, setEntry } from '../../schema/name-map.js';
 import { dictionary, materializedView, table } from '../../schema/table.js';
 import { closeNamesHint } from '../models/live-schema.js';
 import { columnCode, type ColumnCode } from './column-code.js';
@@ -90,7 +91,7 @@ export function generateModels(ir: SchemaIR, options: GenerateModelsOptions): Ge
 
   // Enums used by the chosen tables (all of them when no --tables filter is given).
   const enumKeys = new Set<string>();
-  for (const key of keys) for (const c of Object.values(ir.tables[key]!.columns)) if (c.enum && ir.enums[c.enum]) enumKeys.add(c.enum);
+  for (const key of keys) for (const c of Object.values(ir.tables[key]!.columns)) if (c.enum && hasEntry(ir.enums, c.enum)) enumKeys.add(c.enum);
   if (!options.tables) for (const key of Object.keys(ir.enums)) enumKeys.add(key);
   const units: Unit[] = [];
   const enumVars = new Map<string, CodeRef>();
@@ -145,7 +146,7 @@ function selectKeys(ir: SchemaIR, options: GenerateModelsOptions, omitted: strin
     for (const raw of names) {
       const name = raw.trim();
       if (name === '') continue;
-      const hits = ir.tables[name] ? [name] : all.filter((k) => ir.tables[k]!.name === name);
+      const hits = hasEntry(ir.tables, name) ? [name] : all.filter((k) => ir.tables[k]!.name === name);
       if (hits.length === 0 && strict) throw new MtoolError('MTOOL_NOT_FOUND', `${what} names table '${name}', which database '${options.database}' does not have${closeNamesHint(name, all)}`, { database: options.database });
       if (hits.length === 0) omitted.push(`${what}: table '${name}' does not exist`);
       for (const h of hits) out.add(h);
@@ -220,7 +221,7 @@ function columnsOf(t: TableIR, ctx: UnitContext, pkMode: 'table' | 'none'): { co
 
 /** `index(...)` chain for an IR index, as code and value. */
 function indexCode(ix: IndexIR, t: TableIR, ctx: UnitContext): CodeRef {
-  const parts: Lit[] = ix.columns.map((c) => (t.columns[c] ? c : sqlLit(c)));
+  const parts: Lit[] = ix.columns.map((c) => (hasEntry(t.columns, c) ? c : sqlLit(c)));
   if (parts.some((p) => typeof p !== 'string')) ctx.unit.uses.add('sql');
   let code = `index(${parts.map((p) => emit(p)).join(', ')})`;
   let value: IndexBuilder = indexFn(...(parts.map(valueOf) as Parameters<typeof indexFn>));
@@ -248,7 +249,7 @@ function indexCode(ix: IndexIR, t: TableIR, ctx: UnitContext): CodeRef {
 }
 
 function foreignKeyCode(fk: Extract<ConstraintIR, { kind: 'foreign_key' }>, t: TableIR, ctx: UnitContext): CodeRef {
-  const refTable = ctx.ir.tables[fk.ref_table];
+  const refTable = getEntry(ctx.ir.tables, fk.ref_table);
   const refName = refTable?.name ?? fk.ref_table.slice(fk.ref_table.lastIndexOf('.') + 1);
   const refVar = ctx.options.relationships ? ctx.tableVars.get(fk.ref_table) : undefined;
   let target: Lit = fk.ref_table;
@@ -364,9 +365,9 @@ function dictionaryUnit(t: TableIR, ctx: UnitContext): void {
     for (const [k, v] of Object.entries(p)) {
       // Never copy a credential into source code.
       if (/password|secret|token/i.test(k) && v !== '') {
-        out[k] = '';
+        setEntry(out, k, '');
         ctx.unit.notes.push(`source parameter '${k}' is left empty: fill it in from your secrets, never commit it`);
-      } else out[k] = v;
+      } else setEntry(out, k, v);
     }
     return out;
   };
@@ -391,12 +392,12 @@ function verify(ir: SchemaIR, keys: string[], enumKeys: string[], units: Unit[],
     Object.fromEntries(Object.entries(map).filter(([, v]) => v.table === key).map(([k, v]) => [k.slice(key.length + 1), v]));
   for (const key of keys) {
     const expected = canonicalize({ table: ir.tables[key], indexes: pick(ir.indexes, key), constraints: pick(ir.constraints, key) });
-    const actual = canonicalize({ table: compiled.tables[key], indexes: pick(compiled.indexes, key), constraints: pick(compiled.constraints, key) });
+    const actual = canonicalize({ table: getEntry(compiled.tables, key), indexes: pick(compiled.indexes, key), constraints: pick(compiled.constraints, key) });
     diff(expected, actual, '', (path, database, model) => out.push({ object: key, path, database, model }));
   }
   for (const key of enumKeys) {
     if (options.dialect !== 'postgresql') continue;
-    diff(canonicalize(ir.enums[key]), canonicalize(compiled.enums[key]), '', (path, database, model) => out.push({ object: key, path: `enum${path}`, database, model }));
+    diff(canonicalize(ir.enums[key]), canonicalize(getEntry(compiled.enums, key)), '', (path, database, model) => out.push({ object: key, path: `enum${path}`, database, model }));
   }
   return out;
 }
@@ -405,7 +406,7 @@ function diff(a: unknown, b: unknown, path: string, report: (path: string, a: un
   if (JSON.stringify(a) === JSON.stringify(b)) return;
   const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
   if (isObj(a) && isObj(b)) {
-    for (const k of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) diff(a[k], b[k], path ? `${path}.${k}` : k, report);
+    for (const k of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) diff(getEntry(a, k), getEntry(b, k), path ? `${path}.${k}` : k, report);
     return;
   }
   report(path, a ?? null, b ?? null);

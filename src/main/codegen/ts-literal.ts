@@ -1,3 +1,4 @@
+import { setEntry } from '../../schema/name-map.js';
 import { isSql, sqlText, type SqlExpression } from '../../schema/sql.js';
 
 /**
@@ -29,8 +30,13 @@ export function sqlLit(text: string): SqlExpression {
 
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
-/** An object key as TypeScript writes it: bare when it is an identifier, else quoted. */
+/**
+ * An object key as TypeScript writes it: bare when it is an identifier, else quoted; `__proto__`
+ * computed (`['__proto__']`), because in an object literal `__proto__: x` and `'__proto__': x`
+ * set the object's prototype instead of adding a member (a column called that would vanish).
+ */
 export function propertyKey(key: string): string {
+  if (key === '__proto__') return `[${quote(key)}]`;
   return IDENT.test(key) ? key : JSON.stringify(key);
 }
 
@@ -73,7 +79,7 @@ export function valueOf(value: Lit): unknown {
   if (isCodeRef(value)) return value.value;
   if (Array.isArray(value)) return (value as Lit[]).map(valueOf);
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value as Record<string, Lit>)) if (v !== undefined) out[k] = valueOf(v);
+  for (const [k, v] of Object.entries(value as Record<string, Lit>)) if (v !== undefined) setEntry(out, k, valueOf(v));
   return out;
 }
 

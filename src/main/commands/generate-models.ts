@@ -3,7 +3,7 @@ import { DATABASE_OPTION, type CommandDescriptor } from './command.js';
 export const generateModelsCommand: CommandDescriptor = {
   name: 'generate-models',
   description:
-    "Reverse-engineer TypeScript models (mtool/schema) from the live schema: one <table>.ts per table plus index.ts, or models.ts with --single-file. Generated code starts with a review comment and needs manual review; files mtool did not generate are never overwritten. --base module:export makes every table use that export (a function with table()'s signature, e.g. one adding shared options) instead of table().",
+    "Reverse-engineer TypeScript models (mtool/schema) from the live schema: one <table>.ts per table plus index.ts, or models.ts with --single-file. Generated code starts with a review comment and needs manual review; files mtool did not generate are never overwritten, and files it generated earlier that this run does not write (tables renamed or dropped) are removed. --base module:export makes every table use that export (a function with table()'s signature, e.g. one adding shared options) instead of table().",
   options: [
     { name: 'output', short: 'o', type: 'string', value: '<dir>', description: 'output folder (default models)' },
     { name: 'tables', type: 'string', value: '<a,b>', description: 'only these tables' },

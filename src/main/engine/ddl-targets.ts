@@ -2,6 +2,7 @@ import type { Dialect, SplitDialect } from '../../dialects/types.js';
 import { SPLIT_PRESETS, type SplitPreset } from '../../parser/presets.js';
 import { tokenize, type Token } from '../../parser/sql-tokens.js';
 import type { SchemaIR } from '../../schema/ir.js';
+import { getEntry, hasEntry } from '../../schema/name-map.js';
 
 /**
  * Which schema objects a migration's statements change, so the snapshot after it re-reads only
@@ -501,14 +502,15 @@ function tableKeys(ref: NameRef, syntax: DdlSyntax, previous: SchemaIR, created:
   let keys: string[];
   if (!syntax.schemas || parts.length === 1) {
     keys = [bare];
-    if (syntax.schemas && !ref.created && !(bare in previous.tables) && !created.has(bare)) {
+    if (syntax.schemas && !ref.created && !hasEntry(previous.tables, bare) && !created.has(bare)) {
       return `'${bare}' is not a table of the default schema in the previous snapshot; the search path may find it elsewhere`;
     }
   } else {
     keys = [`${parts[parts.length - 2]!}.${bare}`, bare];
   }
   for (const key of keys) {
-    const table = previous.tables[key];
+    // Own entries only: a table called `constructor` or `__proto__` is no inherited member.
+    const table = getEntry(previous.tables, key);
     if (table && table.object_type !== 'table') return `'${key}' is a ${table.object_type.replace('_', ' ')}`;
   }
   return keys;
@@ -521,7 +523,7 @@ function indexTables(ref: NameRef, syntax: DdlSyntax, previous: SchemaIR): strin
   const owners = new Set<string>();
   for (const index of Object.values(previous.indexes)) {
     if (index.name !== name) continue;
-    const tableSchema = previous.tables[index.table]?.schema;
+    const tableSchema = getEntry(previous.tables, index.table)?.schema;
     // Unqualified: only the default schema (keyed bare) is certain. Qualified: that schema, or the
     // default schema when the qualifier names it.
     if (!syntax.schemas || tableSchema === undefined || tableSchema === schema) owners.add(index.table);

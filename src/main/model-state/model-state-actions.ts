@@ -38,7 +38,8 @@ export async function exportModelsAction(ctx: CommandContext, input: CommandInpu
     let stored = false;
     try {
       const t = performance.now();
-      await onDatabase(config, entry, ctx, (session) => storeModelState(session, state));
+      // It writes there: a SQLite database file is created, as before.
+      await onDatabase(config, entry, ctx, (session) => storeModelState(session, state), { missingFile: 'create' });
       stored = true;
       dbLog.info(`model state stored in table ${MODEL_STATE_TABLE} in ${formatMs(performance.now() - t)}`);
     } catch (error) {
@@ -65,7 +66,8 @@ export async function recoverModelStateAction(ctx: CommandContext, input: Comman
   const out = outputPath(config.root, input.options.output);
   const results: { database: string; checksum: string; updated_at: string }[] = [];
   for (const entry of entries) {
-    const stored = await onDatabase(config, entry, ctx, loadModelState);
+    // A missing SQLite file holds no model state (said below), and is not created for asking.
+    const stored = await onDatabase(config, entry, ctx, loadModelState, { missingFile: 'empty' });
     if (!stored) {
       throw new MtoolError('MTOOL_NOT_FOUND', `no model state is stored in database '${entry.name}' (table ${MODEL_STATE_TABLE}); run \`mtool export-models --database ${entry.name}\` first`, { database: entry.name });
     }

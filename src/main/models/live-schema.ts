@@ -1,6 +1,8 @@
+import { existsSync } from 'node:fs';
 import { disposeDialects } from '../../dialects/index.js';
 import { MtoolError } from '../../errors.js';
 import type { SchemaIR } from '../../schema/ir.js';
+import { hasEntry } from '../../schema/name-map.js';
 import { MTOOL_TRACKING_TABLES, schemaIo } from '../../schema/schema-io.js';
 import type { CommandContext, OptionValues } from '../commands/command.js';
 import type { DatabaseEntry, LoadedConfig } from '../config/types.js';
@@ -26,15 +28,49 @@ export async function targetDatabase(ctx: CommandContext, options: OptionValues,
 }
 
 /**
+ * What {@link onDatabase} does when a SQLite database file does not exist:
+ * - `fail` (inspection: check-db, snapshot, generate-models): a typo in the URL must not read
+ *   as an empty schema and leave an empty file behind; fail naming the file;
+ * - `empty`: read it as an empty database, without creating it (the session warns);
+ * - `create`: create it, as a command that writes there needs.
+ */
+export type MissingDatabaseFile = 'fail' | 'empty' | 'create';
+
+/**
  * Open a session on one configured database, run `fn`, close it and release the drivers' shared
  * resources (pools), so the command's process can end.
+ * @param options.missingFile default `fail`: see {@link MissingDatabaseFile}.
+ * @throws MtoolError MTOOL_CONNECTION when a SQLite database file is missing and `missingFile` is `fail`.
  */
-export async function onDatabase<T>(config: LoadedConfig, entry: DatabaseEntry, ctx: CommandContext, fn: (session: DatabaseSession) => Promise<T>): Promise<T> {
+export async function onDatabase<T>(
+  config: LoadedConfig,
+  entry: DatabaseEntry,
+  ctx: CommandContext,
+  fn: (session: DatabaseSession) => Promise<T>,
+  options: { missingFile?: MissingDatabaseFile } = {},
+): Promise<T> {
+  const missingFile = options.missingFile ?? 'fail';
   try {
-    return await withSession(entry, config.root, ctx.log, fn);
+    if (missingFile === 'fail') await requireDatabaseFile(entry, config.root);
+    // Read-only also where the file went away since the check above: it is still not created.
+    return await withSession(entry, config.root, ctx.log, fn, { readOnly: missingFile !== 'create' });
   } finally {
     await disposeDialects();
   }
+}
+
+/** A SQLite database's file must exist; other types are reached by connecting (their own errors). */
+async function requireDatabaseFile(entry: DatabaseEntry, root: string): Promise<void> {
+  if (entry.type !== 'sqlite') return;
+  // Loaded for SQLite only; the driver module loads better-sqlite3 itself only when connecting.
+  const { sqliteUrlFile } = await import('../../dialects/sqlite/driver.js');
+  const file = sqliteUrlFile(entry.url, entry.name, root);
+  if (file === ':memory:' || existsSync(file)) return;
+  throw new MtoolError(
+    'MTOOL_CONNECTION',
+    `sqlite (${entry.name}): the database file ${file} does not exist; check databaseUrl in the configuration, or run \`mtool migrate\` to create it`,
+    { database: entry.name, hint: '' },
+  );
 }
 
 /**
@@ -43,7 +79,7 @@ export async function onDatabase<T>(config: LoadedConfig, entry: DatabaseEntry, 
  * @throws MtoolError MTOOL_NOT_FOUND listing close names.
  */
 export function findTableKey(ir: SchemaIR, wanted: string, database: string): string {
-  if (ir.tables[wanted]) return wanted;
+  if (hasEntry(ir.tables, wanted)) return wanted;
   const keys = Object.keys(ir.tables).sort();
   const byName = keys.filter((k) => ir.tables[k]!.name === wanted);
   if (byName.length === 1) return byName[0]!;

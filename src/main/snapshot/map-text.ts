@@ -1,3 +1,4 @@
+import { getEntry } from '../../schema/name-map.js';
 import { LAYOUT, snapshotEntryLine } from './snapshot-text.js';
 
 /**
@@ -48,7 +49,8 @@ export class MapText {
   prepare(set: Record<string, unknown>, removed: Iterable<string>): () => void {
     const changes: [string, unknown, Buffer][] = [];
     for (const key in set) if (set[key] !== undefined) changes.push([key, set[key], this.#segment(key, set[key])]);
-    const gone = [...removed].filter((key) => set[key] === undefined);
+    // Own members only: a removed table called `constructor` is no member of `set` even though `set.constructor` is defined.
+    const gone = [...removed].filter((key) => getEntry(set, key) === undefined);
     return () => {
       for (const key of gone) this.#remove(key);
       for (const [key, value, segment] of changes) this.#put(key, value, segment);

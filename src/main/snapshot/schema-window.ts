@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { MtoolError } from '../../errors.js';
 import type { MigrationFile } from '../../parser/migration-file.js';
 import type { SchemaIR } from '../../schema/ir.js';
+import { assignEntries, getEntry, setEntry } from '../../schema/name-map.js';
 import type { DatabaseCode, DdlSyntax, MigrationEffect } from '../engine/ddl-targets.js';
 
 /** How the schema after one migration follows from the schema after the one before it. */
@@ -267,11 +268,11 @@ export class SchemaWindow {
         replaced[0]!.push(key);
       }
       const part = parts[owner]!;
-      part.tables[key] = table;
+      setEntry(part.tables, key, table);
       const owned = byTable.get(key);
       if (owned) {
-        Object.assign(part.indexes, owned.indexes);
-        Object.assign(part.constraints, owned.constraints);
+        assignEntries(part.indexes, owned.indexes);
+        assignEntries(part.constraints, owned.constraints);
       }
     }
     open.forEach((o, i) => {
@@ -279,9 +280,9 @@ export class SchemaWindow {
     });
     const union: SchemaIR = { tables: {}, enums: read?.enums ?? {}, indexes: {}, constraints: {} };
     for (const part of parts) {
-      Object.assign(union.tables, part.tables);
-      Object.assign(union.indexes, part.indexes);
-      Object.assign(union.constraints, part.constraints);
+      assignEntries(union.tables, part.tables);
+      assignEntries(union.indexes, part.indexes);
+      assignEntries(union.constraints, part.constraints);
     }
     this.#setBase(mergeTables(this.#base, union, replaced.flat(), open.some((o) => o.enums)));
     // Effects planned against the schema before this read no longer hold.
@@ -406,8 +407,8 @@ interface Owned {
 function objectsByTable(ir: SchemaIR): Map<string, Owned> {
   const out = new Map<string, Owned>();
   const of = (table: string) => out.get(table) ?? out.set(table, { indexes: {}, constraints: {} }).get(table)!;
-  for (const [key, index] of Object.entries(ir.indexes)) of(index.table).indexes[key] = index;
-  for (const [key, constraint] of Object.entries(ir.constraints)) of(constraint.table).constraints[key] = constraint;
+  for (const [key, index] of Object.entries(ir.indexes)) setEntry(of(index.table).indexes, key, index);
+  for (const [key, constraint] of Object.entries(ir.constraints)) setEntry(of(constraint.table).constraints, key, constraint);
   return out;
 }
 
@@ -423,16 +424,16 @@ export function mergeTables(previous: SchemaIR, part: SchemaIR, replacedKeys: re
   // Plain loops: a batch merges once per migration over the whole schema.
   const keep = <T extends { table: string }>(map: Record<string, T>, fresh: Record<string, T>): Record<string, T> => {
     const out: Record<string, T> = {};
-    for (const key in map) if (!replaced.has(map[key]!.table)) out[key] = map[key]!;
-    for (const key in fresh) out[key] = fresh[key]!;
+    for (const key in map) if (!replaced.has(map[key]!.table)) setEntry(out, key, map[key]!);
+    for (const key in fresh) setEntry(out, key, fresh[key]!);
     return out;
   };
   const tables: SchemaIR['tables'] = {};
-  for (const key in previous.tables) if (!replaced.has(key)) tables[key] = previous.tables[key]!;
-  for (const key in part.tables) tables[key] = part.tables[key]!;
+  for (const key in previous.tables) if (!replaced.has(key)) setEntry(tables, key, previous.tables[key]!);
+  for (const key in part.tables) setEntry(tables, key, part.tables[key]!);
   return {
     tables,
-    enums: enums ? keptEnums((key) => previous.enums[key], part.enums) : previous.enums,
+    enums: enums ? keptEnums((key) => getEntry(previous.enums, key), part.enums) : previous.enums,
     indexes: keep(previous.indexes, part.indexes),
     constraints: keep(previous.constraints, part.constraints),
   };
@@ -451,7 +452,7 @@ export function keptEnums<T extends object>(before: (key: string) => unknown, fr
   const out: Record<string, T> = {};
   for (const [key, value] of Object.entries(fresh)) {
     const old = before(key);
-    out[key] = old !== undefined && JSON.stringify(old) === JSON.stringify(value) ? (old as T) : value;
+    setEntry(out, key, old !== undefined && JSON.stringify(old) === JSON.stringify(value) ? (old as T) : value);
   }
   return out;
 }

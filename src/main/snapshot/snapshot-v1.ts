@@ -1,4 +1,5 @@
 import { normalizeAction, normalizeIndex, objectKey, type ColumnIR, type ConstraintIR, type DefaultIR, type SchemaIR, type TableIR } from '../../schema/ir.js';
+import { assignEntries, setEntry } from '../../schema/name-map.js';
 
 /**
  * Version 1 snapshots (spec: "normalized to version 2 on read"). The v1 shape this reads:
@@ -38,7 +39,7 @@ export function normalizeV1Schema(v1: Record<string, unknown>): SchemaIR {
       const name = String(c.name);
       const { position, primary_key, default: dflt, ...rest } = c;
       const inPk = primary_key === true || pk.includes(name);
-      columns[name] = {
+      setEntry(columns, name, {
         ...(rest as Partial<ColumnIR>),
         name,
         position: typeof position === 'number' ? position : i,
@@ -47,7 +48,7 @@ export function normalizeV1Schema(v1: Record<string, unknown>): SchemaIR {
         primary_key: inPk,
         default: v1Default(dflt),
         comment: typeof c.comment === 'string' ? c.comment : null,
-      } as ColumnIR;
+      } as ColumnIR);
     });
     const keyColumns = pk.length > 0 ? pk : Object.values(columns).filter((c) => c.primary_key).sort((a, b) => a.position - b.position).map((c) => c.name);
     const table: TableIR = {
@@ -60,7 +61,7 @@ export function normalizeV1Schema(v1: Record<string, unknown>): SchemaIR {
       backend_table_spec: v1Backend(t, databaseType),
     };
     if (t.attrs && typeof t.attrs === 'object') table.attrs = t.attrs as Record<string, unknown>;
-    out.tables[key] = table;
+    setEntry(out.tables, key, table);
 
     for (const ix of Array.isArray(t.indexes) ? (t.indexes as Record<string, unknown>[]) : []) {
       const index = normalizeIndex({ ...(ix as object), name: String(ix.name), table: key, columns: (ix.columns as string[]) ?? [] });
@@ -86,11 +87,11 @@ export function normalizeV1Schema(v1: Record<string, unknown>): SchemaIR {
     const values = Array.isArray(e) ? (e as string[]) : ((asRecord(e).values as string[]) ?? []);
     const schema = Array.isArray(e) ? undefined : (asRecord(e).schema as string | undefined);
     const name = !Array.isArray(e) && typeof asRecord(e).name === 'string' ? (asRecord(e).name as string) : key.includes('.') ? key.slice(key.indexOf('.') + 1) : key;
-    out.enums[key] = { name, ...(schema ? { schema } : {}), values: [...values] };
+    setEntry(out.enums, key, { name, ...(schema ? { schema } : {}), values: [...values] });
   }
   // v1 files that already had top-level maps keep them (later 1.x writers).
-  Object.assign(out.indexes, asRecord(v1.indexes));
-  Object.assign(out.constraints, asRecord(v1.constraints));
+  assignEntries(out.indexes, asRecord(v1.indexes) as SchemaIR['indexes']);
+  assignEntries(out.constraints, asRecord(v1.constraints) as SchemaIR['constraints']);
   return out;
 }
 
