@@ -437,6 +437,8 @@ function clickhouseOptions(options: Map<string, string>, databaseName: string | 
   if (compression !== undefined) out.compression = compression;
   for (const [key, prop] of [['connect_timeout', 'connectTimeout'], ['send_timeout', 'sendTimeout'], ['receive_timeout', 'receiveTimeout']] as const) {
     const v = seconds(options, key, databaseName);
+    // A bound of 0 would fail every request at once (PostgreSQL's connect_timeout=0 means no bound, libpq's rule).
+    if (v === 0) throw urlError(`URL option '${key}' must be a positive number of seconds (got '0'); leave it out for the default`, databaseName);
     if (v !== undefined) out[prop] = v;
   }
   return out;

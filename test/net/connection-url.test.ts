@@ -183,6 +183,10 @@ describe('parseConnectionUrl: ClickHouse', () => {
   it('needs a host and rejects non-numeric timeouts', () => {
     expect(urlError('http:///db', 'clickhouse').message).toContain('a ClickHouse URL needs a host');
     expect(urlError('http://h:8123/?receive_timeout=1m', 'clickhouse').message).toContain("'receive_timeout' must be a non-negative number of seconds (got '1m')");
+    for (const key of ['connect_timeout', 'send_timeout', 'receive_timeout']) {
+      expect(urlError(`http://h:8123/?${key}=0`, 'clickhouse').message).toContain(`'${key}' must be a positive number of seconds (got '0'); leave it out for the default`);
+    }
+    expect(parseConnectionUrl('postgresql://u@h/db?connect_timeout=0', 'postgresql')).toBeDefined();
   });
 });
 
