@@ -48,11 +48,6 @@ export function sqliteFile(sqlitePath: string, root: string): string {
   return isAbsolute(sqlitePath) ? sqlitePath : resolve(root, sqlitePath);
 }
 
-/** The file a SQLite URL opens (`sqlite:///app.db` → `<root>/app.db`), or `:memory:`. */
-export function sqliteUrlFile(url: string, databaseName: string, root: string): string {
-  return sqliteFile(parseConnectionUrl(url, 'sqlite', databaseName).sqlitePath ?? ':memory:', root);
-}
-
 /**
  * Open a SQLite database with `better-sqlite3`. URL options: `timeout` (seconds) → the busy
  * timeout waiting on another writer's lock; `check_same_thread` has no meaning in Node (one

@@ -51,7 +51,13 @@ export function appliedBy(): string {
  * Open a session, run `fn`, and close the connection whatever happens. Connection failures keep
  * their `MTOOL_CONNECTION` code so multi-database runs can skip optional databases.
  */
-export async function withSession<T>(entry: DatabaseEntry, root: string, log: Logger, fn: (session: DatabaseSession) => Promise<T>, options: { readOnly?: boolean } = {}): Promise<T> {
+export async function withSession<T>(
+  entry: DatabaseEntry,
+  root: string,
+  log: Logger,
+  fn: (session: DatabaseSession) => Promise<T>,
+  options: { readOnly?: boolean; requireFile?: boolean } = {},
+): Promise<T> {
   const dialect = getDialect(entry.type);
   const connecting = dialect.connect({ databaseName: entry.name, url: entry.url, pgSchema: entry.pgSchema, root, readOnly: options.readOnly });
   connecting.catch(() => undefined); // awaited below
@@ -65,7 +71,17 @@ export async function withSession<T>(entry: DatabaseEntry, root: string, log: Lo
   }
   const raw = await connecting;
   const dbLog = log.child({ db_name: entry.name, db_type: entry.type });
-  if (raw.absentFile !== undefined) dbLog.warn(`the database file ${raw.absentFile} does not exist (yet): read as an empty database, nothing applied; \`mtool migrate\` creates it`);
+  if (raw.absentFile !== undefined) {
+    if (options.requireFile) {
+      await raw.close().catch(() => undefined);
+      throw new MtoolError(
+        'MTOOL_CONNECTION',
+        `sqlite (${entry.name}): the database file ${raw.absentFile} does not exist; check databaseUrl in the configuration, or run \`mtool migrate\` to create it`,
+        { database: entry.name, hint: '' },
+      );
+    }
+    dbLog.warn(`the database file ${raw.absentFile} does not exist (yet): read as an empty database, nothing applied; \`mtool migrate\` creates it`);
+  }
   const conn = tracedConnection(raw, dbLog);
   const store = new TrackingStore(conn, dialect, tracking, entry.migrationTable);
   const session: DatabaseSession = {

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { disposeDialects } from '../../dialects/index.js';
 import { MtoolError } from '../../errors.js';
 import type { SchemaIR } from '../../schema/ir.js';
@@ -51,26 +50,11 @@ export async function onDatabase<T>(
 ): Promise<T> {
   const missingFile = options.missingFile ?? 'fail';
   try {
-    if (missingFile === 'fail') await requireDatabaseFile(entry, config.root);
-    // Read-only also where the file went away since the check above: it is still not created.
-    return await withSession(entry, config.root, ctx.log, fn, { readOnly: missingFile !== 'create' });
+    // Read-only sessions never create the file; the driver says when it is absent (absentFile).
+    return await withSession(entry, config.root, ctx.log, fn, { readOnly: missingFile !== 'create', requireFile: missingFile === 'fail' });
   } finally {
     await disposeDialects();
   }
-}
-
-/** A SQLite database's file must exist; other types are reached by connecting (their own errors). */
-async function requireDatabaseFile(entry: DatabaseEntry, root: string): Promise<void> {
-  if (entry.type !== 'sqlite') return;
-  // Loaded for SQLite only; the driver module loads better-sqlite3 itself only when connecting.
-  const { sqliteUrlFile } = await import('../../dialects/sqlite/driver.js');
-  const file = sqliteUrlFile(entry.url, entry.name, root);
-  if (file === ':memory:' || existsSync(file)) return;
-  throw new MtoolError(
-    'MTOOL_CONNECTION',
-    `sqlite (${entry.name}): the database file ${file} does not exist; check databaseUrl in the configuration, or run \`mtool migrate\` to create it`,
-    { database: entry.name, hint: '' },
-  );
 }
 
 /**
