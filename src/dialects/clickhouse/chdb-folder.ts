@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { processExists } from '../../process-exists.js';
 
 /**
  * A chdb data folder that another process's ClickHouse engine holds: one engine per folder, and
@@ -35,15 +36,5 @@ export async function otherHolderOf(folder: string): Promise<number | undefined>
   }
   const pid = Number(/^PID:\s*(\d+)\s*$/m.exec(text)?.[1]);
   if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid) return undefined;
-  return isAlive(pid) ? pid : undefined;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    // EPERM: it runs, under another user.
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return processExists(pid) ? pid : undefined;
 }

@@ -10,7 +10,7 @@ import { appliedBy, withLock, withSession, type DatabaseSession, type EngineRunC
 import { explainChecksumDrift } from './checksum-drift.js';
 import { Executor } from './executor.js';
 import { checkStatementSizes } from './statement-size.js';
-import { holderRunning } from './migration-lock.js';
+import { holderRunning } from './holder-process.js';
 import { BatchHooks } from './batch-hooks.js';
 import type { AppliedMigration, EngineHooks } from './hooks.js';
 import { ensureParsed, loadMigrations, parseAhead } from './load-migrations.js';
