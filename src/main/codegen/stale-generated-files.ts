@@ -22,7 +22,7 @@ export async function staleGeneratedFiles(dir: string, written: readonly string[
   const stale: string[] = [];
   for (const entry of entries) {
     if (!entry.isFile() || !entry.name.endsWith('.ts') || keep.has(entry.name.toLowerCase())) continue;
-    if (await startsWith(join(dir, entry.name), mark)) stale.push(entry.name);
+    if ((await generatedFileState(join(dir, entry.name), mark)) === 'generated') stale.push(entry.name);
   }
   return stale.sort();
 }
@@ -41,15 +41,26 @@ export async function removeFiles(dir: string, names: readonly string[]): Promis
   await syncPath(dir, 'folder');
 }
 
-/** Whether the file's first bytes are `prefix` (read only that much: the folder may hold large files). */
-async function startsWith(path: string, prefix: string): Promise<boolean> {
-  const want = Buffer.from(prefix, 'utf8');
-  const file = await open(path, 'r').catch(() => undefined);
-  if (!file) return false;
+/**
+ * What `path` holds for a generate-models run: nothing (`absent`), a file whose first bytes are
+ * `mark` (`generated`: it may be overwritten or removed), or anything else (`other`: a hand-written
+ * file, a folder, a file that cannot be read). Reads only the mark's length: the folder may hold
+ * large files.
+ */
+export async function generatedFileState(path: string, mark: string): Promise<'absent' | 'generated' | 'other'> {
+  const want = Buffer.from(mark, 'utf8');
+  let file;
+  try {
+    file = await open(path, 'r');
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'absent' : 'other';
+  }
   try {
     const buffer = Buffer.alloc(want.length);
     const { bytesRead } = await file.read(buffer, 0, want.length, 0);
-    return bytesRead === want.length && buffer.equals(want);
+    return bytesRead === want.length && buffer.equals(want) ? 'generated' : 'other';
+  } catch {
+    return 'other'; // a folder (EISDIR) or an unreadable file
   } finally {
     await file.close();
   }
