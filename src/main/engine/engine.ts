@@ -10,7 +10,7 @@ import { appliedBy, withLock, withSession, type DatabaseSession, type EngineRunC
 import { explainChecksumDrift } from './checksum-drift.js';
 import { Executor } from './executor.js';
 import { checkStatementSizes } from './statement-size.js';
-import { holderRunning } from './holder-process.js';
+import { holderAdvice, holderRunning } from './holder-process.js';
 import { BatchHooks } from './batch-hooks.js';
 import type { AppliedMigration, EngineHooks } from './hooks.js';
 import { ensureParsed, loadMigrations, parseAhead } from './load-migrations.js';
@@ -450,6 +450,7 @@ export async function lockStatus(entry: DatabaseEntry, ctx: EngineContext): Prom
       holder,
       heldForMs: holder ? Math.max(0, Date.now() - Date.parse(holder.lockedAt)) : null,
       holderRunning: holder ? (holderRunning(holder) ?? null) : null,
+      advice: holder ? holderAdvice(holder, entry.name) : null,
     };
   }, { readOnly: true });
 }

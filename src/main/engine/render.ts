@@ -2,7 +2,6 @@ import { isConnectionError, isMtoolError } from '../../errors.js';
 import type { DatabaseEntry } from '../config/types.js';
 import { formatTable } from '../output.js';
 import { formatMs } from './format-ms.js';
-import { holderAdvice } from './holder-process.js';
 import { describeHolder, formatDuration } from './migration-lock.js';
 import { completedBefore } from './partial-run.js';
 import { errorMessage, summaryLine, type DatabaseRun } from './run-many.js';
@@ -215,7 +214,7 @@ export function lockStatusText(r: LockStatusResult): string {
   return [
     'Migration lock: ACTIVE',
     `Held by ${describeHolder(r.holder)}; held for ${formatDuration(r.heldForMs ?? 0)}.`,
-    holderAdvice(r.holder, r.database),
+    ...(r.advice ? [r.advice] : []),
   ].join('\n');
 }
 

@@ -97,6 +97,8 @@ export interface LockStatusResult {
   heldForMs: number | null;
   /** Whether the holder's process still runs; null when inactive or held from another host. */
   holderRunning: boolean | null;
+  /** What to do about the lock, from the same look at the holder's process (null when inactive). */
+  advice: string | null;
 }
 
 export interface UnlockResult {
