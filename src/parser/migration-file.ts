@@ -3,6 +3,8 @@ import type { SplitDialect } from '../dialects/types.js';
 import { MtoolError } from '../errors.js';
 import { IN_CODE, IN_COMMENT, LexicalCursor, type LexicalContext } from './lexical-cursor.js';
 import { classifyMigrationName, type MigrationKind } from './migration-name.js';
+import type { SplitPreset } from './presets.js';
+import { endOfLine } from './scanner.js';
 import { type SqlStatement, splitPreset, splitStatements } from './split-statements.js';
 import { withoutPsqlMetaCommands } from './psql-meta.js';
 import { unendedTransaction } from './transaction-control.js';
@@ -61,6 +63,15 @@ export interface MigrationFileInput {
 }
 
 const SECTION_MARKER = /^\s*--\s*(upgrade|rollback)\s*$/i;
+/**
+ * A comment line that is a section marker with punctuation around the word (`-- rollback:`,
+ * `--- upgrade ---`, `-- [rollback]`) or a comment after it (`-- rollback -- drops t`): not a
+ * marker, yet read as a plain comment it would put the rollback statements below it into the
+ * upgrade, run by `migrate` right after the upgrade's own.
+ */
+const NEAR_MARKER = /^\s*--[^\w\s]*\s*[^\w\s]*\s*(upgrade|rollback)\s*[^\w\s]*\s*(?:(?:--|\/\*).*)?$/i;
+/** The same with `#` (`# rollback`), where the dialect reads `#` as a comment: MySQL and MariaDB, ClickHouse after `# `. */
+const HASH_NEAR_MARKER = /^\s*#[^\w\s]*\s*[^\w\s]*\s*(upgrade|rollback)\s*[^\w\s]*\s*(?:(?:--|#|\/\*).*)?$/i;
 const DIRECTIVE = /^\s*--\s*mtool\s*:\s*(\S*)(.*)$/i;
 
 type Section = 'upgrade' | 'rollback';
@@ -142,22 +153,35 @@ export function parseMigrationFile(input: MigrationFileInput): MigrationFile {
     // in Latin-1 or Windows-1252 would reach the database with its accents replaced.
     const at = invalidUtf8At(input.content);
     if (at >= 0) {
-      const line = input.content.subarray(0, at).reduce((n, b) => (b === 0x0a ? n + 1 : n), 1);
+      const bytes = input.content;
+      let line = 1;
+      for (let k = 0; k < at; k++) if (bytes[k] === 0x0a || (bytes[k] === 0x0d && bytes[k + 1] !== 0x0a)) line++;
       throw fail(line, `byte 0x${input.content[at]!.toString(16).toUpperCase().padStart(2, '0')} is not UTF-8: the file is in another encoding (Latin-1 or Windows-1252, say); save it as UTF-8`);
     }
   }
   const bom = raw.startsWith('\uFEFF') ? 1 : 0;
   const text = raw.slice(bom);
   const n = text.length;
+  const hasCr = text.indexOf('\r') >= 0;
+  const nul = text.indexOf('\0');
+  if (nul >= 0) {
+    // No database takes it in SQL text, and none says so clearly: SQLite ignores the rest of the
+    // statement after it (the statement after it in the same call never ran, without a word),
+    // PostgreSQL's protocol refuses it as 'invalid message format', MariaDB as a syntax error.
+    const at = lineAndColumn(text, nul, hasCr);
+    throw fail(at.line, `a NUL byte (0x00) at column ${at.column}: SQL text cannot hold one (SQLite ignores the rest of the statement after it, PostgreSQL refuses it); remove it, or in a string literal write the character as an escape`);
+  }
   /** A section: its marker's line, and where its body starts and ends in `text`. */
   type SectionRange = { markerLine: number; bodyStart: number; bodyEnd: number };
   const sections = new Map<Section, SectionRange>();
   const directives: MigrationDirective[] = [];
   let current: SectionRange | undefined;
+  let currentSection: Section | undefined;
   // Markers and directives are comments, so they count only where a comment can start: not in a
   // block comment, a string or a dollar-quoted body that began on an earlier line. There a
   // marker-looking line is text like any other.
   const preset = splitPreset(dialect);
+  const hashes = preset.hashComment !== 'none';
   const context = new LexicalCursor(text, preset);
 
   // Line by line with indexOf, without an array of the lines: inside a section only a line that
@@ -167,17 +191,20 @@ export function parseMigrationFile(input: MigrationFileInput): MigrationFile {
   let lineNo = 0;
   for (let start = 0; start <= n; ) {
     lineNo++;
-    let end = text.indexOf('\n', start);
-    if (end < 0) end = n;
-    const next = end + 1;
-    if (current !== undefined && !mayBeComment(text, start, end)) {
+    // Lines end at LF, CRLF or a lone CR, as the splitter (and PostgreSQL) end a `--` comment:
+    // a `-- rollback` line after a lone CR read as part of its line above left the rollback
+    // statements in the upgrade section, where they ran.
+    const end = endOfLine(text, start, hasCr);
+    const next = end + (text.charCodeAt(end) === 13 && text.charCodeAt(end + 1) === 10 ? 2 : 1);
+    if (current !== undefined && !mayBeComment(text, start, end, hashes)) {
       start = next;
       continue;
     }
-    const line = text.charCodeAt(end - 1) === 13 && end > start ? text.slice(start, end - 1) : text.slice(start, end);
+    const line = text.slice(start, end);
     const marker = SECTION_MARKER.exec(line);
     const directive = marker ? null : DIRECTIVE.exec(line);
-    if (current !== undefined && !marker && !directive) {
+    const nearMarker = marker || directive ? null : (NEAR_MARKER.exec(line) ?? (hashes ? hashNearMarker(line, preset.hashComment) : null));
+    if (current !== undefined && !marker && !directive && !nearMarker) {
       start = next;
       continue;
     }
@@ -188,6 +215,7 @@ export function parseMigrationFile(input: MigrationFileInput): MigrationFile {
       if (earlier) throw fail(lineNo, `second '-- ${section}' section (the first is at line ${earlier.markerLine}); a file has one of each`);
       if (current) current.bodyEnd = start;
       current = { markerLine: lineNo, bodyStart: Math.min(next, n), bodyEnd: n };
+      currentSection = section;
       sections.set(section, current);
       start = next;
       continue;
@@ -200,8 +228,13 @@ export function parseMigrationFile(input: MigrationFileInput): MigrationFile {
       }
       if (!directives.includes(word as MigrationDirective)) directives.push(word as MigrationDirective);
     }
+    if (nearMarker && where === IN_CODE) {
+      const word = nearMarker[1].toLowerCase();
+      const effect = currentSection === undefined ? ' and starts no section' : `: the statements after it would stay in the '-- ${currentSection}' section and run with it`;
+      throw fail(lineNo, `'${line.trim()}' is not a section marker${effect}; write it as '-- ${word}' alone on its line`);
+    }
     // Before the first section only comments and blank lines may appear.
-    if (current === undefined && !commentOrBlank(line, start, where, context, preset.executableComments)) {
+    if (current === undefined && !commentOrBlank(line, start, where, context, preset)) {
       throw fail(lineNo, `SQL before the '-- upgrade' section; put statements under '-- upgrade' (or '-- rollback')`);
     }
     start = next;
@@ -262,24 +295,52 @@ export function parseMigrationFile(input: MigrationFileInput): MigrationFile {
   };
 }
 
-/** Whether a line before the first section (starting at `lineStart`, in context `where`) holds no SQL: blank, a `--` comment, or inside or made of block comments. */
-function commentOrBlank(line: string, lineStart: number, where: LexicalContext, context: LexicalCursor, executableComments: boolean): boolean {
+/** 1-based line and column (UTF-16 code units) of `text[index]`, lines ending where {@link endOfLine} ends them. */
+function lineAndColumn(text: string, index: number, hasCr: boolean): { line: number; column: number } {
+  let line = 1;
+  let start = 0;
+  for (let end = endOfLine(text, 0, hasCr); end < index; end = endOfLine(text, start, hasCr)) {
+    line++;
+    start = end + (text.charCodeAt(end) === 13 && text.charCodeAt(end + 1) === 10 ? 2 : 1);
+  }
+  return { line, column: index - start + 1 };
+}
+
+/** Whether a line before the first section (starting at `lineStart`, in context `where`) holds no SQL: blank, a `--` comment, a `#` comment where the dialect has them, or inside or made of block comments. */
+function commentOrBlank(line: string, lineStart: number, where: LexicalContext, context: LexicalCursor, preset: SplitPreset): boolean {
   const trimmed = line.trim();
-  if (where === IN_CODE && (trimmed === '' || trimmed.startsWith('--'))) return true;
+  if (where === IN_CODE && (trimmed === '' || trimmed.startsWith('--') || hashComment(trimmed, preset))) return true;
   const inComment = where === IN_COMMENT || (where === IN_CODE && trimmed.startsWith('/*'));
-  return inComment && !sqlAfterBlockComment(line, lineStart, context, where === IN_CODE && executableComments);
+  return inComment && !sqlAfterBlockComment(line, lineStart, context, where === IN_CODE && preset.executableComments);
+}
+
+/** Whether a trimmed line is a `#` comment where the dialect has them (MySQL: any `#`; ClickHouse: `# ` and `#!`). */
+function hashComment(trimmed: string, preset: SplitPreset): boolean {
+  if (trimmed.charCodeAt(0) !== 35 || preset.hashComment === 'none') return false;
+  const next = trimmed.charCodeAt(1);
+  return preset.hashComment === 'always' || next === 32 || next === 33;
 }
 
 /**
  * Whether the line `text[start, end)` may be a `--` comment line, as a marker or a directive is
  * (the patterns allow any whitespace before the `--`): its first code unit that is not ASCII
- * whitespace is `--`, or is not ASCII (Unicode whitespace; the patterns decide).
+ * whitespace is `--`, `#` (`hashes`: a dialect with `#` comments, for {@link HASH_NEAR_MARKER}),
+ * or is not ASCII (Unicode whitespace; the patterns decide).
  */
-function mayBeComment(text: string, start: number, end: number): boolean {
+function mayBeComment(text: string, start: number, end: number, hashes: boolean): boolean {
   let k = start;
   let c = text.charCodeAt(k);
   while (k < end && (c === 32 || (c >= 9 && c <= 13))) c = text.charCodeAt(++k);
-  return k < end && ((c === 45 && text.charCodeAt(k + 1) === 45) || c >= 128);
+  return k < end && ((c === 45 && text.charCodeAt(k + 1) === 45) || c >= 128 || (hashes && c === 35));
+}
+
+/** A `# rollback` near miss ({@link HASH_NEAR_MARKER}) where `#` starts a comment in the dialect. */
+function hashNearMarker(line: string, hashComment: SplitPreset['hashComment']): RegExpExecArray | null {
+  const match = HASH_NEAR_MARKER.exec(line);
+  if (match === null || hashComment === 'always') return match;
+  // ClickHouse: only `# ` and `#!` begin a comment.
+  const next = line.charCodeAt(line.indexOf('#') + 1);
+  return next === 32 || next === 9 || next === 33 ? match : null;
 }
 
 /**

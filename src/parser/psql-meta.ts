@@ -1,3 +1,4 @@
+import { endOfLine } from './scanner.js';
 import { splitStatements, type SqlStatement } from './split-statements.js';
 
 /**
@@ -47,12 +48,15 @@ export function withoutPsqlMetaCommands(statements: SqlStatement[], refuse: (lin
  * lines and comments before its first token and places it; undefined when nothing is left.
  */
 function afterFirstLine(st: SqlStatement): SqlStatement | undefined {
-  const newline = st.text.indexOf('\n');
-  if (newline < 0) return undefined;
-  const rest = st.text.slice(newline + 1);
+  // Lines end at LF, CRLF or a lone CR, as psql and the splitter end them: with LF alone, the
+  // statement after a meta-command line ended by a lone CR was dropped with it.
+  const end = endOfLine(st.text, 0, true);
+  if (end >= st.text.length) return undefined;
+  const after = end + (st.text.charCodeAt(end) === 13 && st.text.charCodeAt(end + 1) === 10 ? 2 : 1);
+  const rest = st.text.slice(after);
   // One statement at most: the splitter ended this one at its terminator already.
   const [next] = splitStatements(rest, { dialect: 'postgresql', startLine: st.line + 1 });
   if (next === undefined) return undefined;
-  const base = st.offset + Buffer.byteLength(st.text.slice(0, newline + 1), 'utf8');
+  const base = st.offset + Buffer.byteLength(st.text.slice(0, after), 'utf8');
   return { ...next, offset: base + next.offset, endOffset: base + next.endOffset };
 }

@@ -1,5 +1,5 @@
 import type { Dirent } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { MtoolError } from '../../errors.js';
 import { classifyMigrationName, type MigrationName } from '../../parser/migration-name.js';
@@ -20,8 +20,10 @@ export function unreadable(path: string, error: unknown, database: string, what:
   const why =
     code === 'EACCES' || code === 'EPERM'
       ? `permission denied: let the user running mtool read it (mtool reads every migration ${what === 'file' ? 'file' : 'folder'} to check the applied ones' checksums)`
-      : code === 'ENOENT' || code === 'ELOOP'
+      : code === 'ENOENT'
         ? 'it is a symbolic link whose target does not exist: restore the target or remove the link'
+        : code === 'ELOOP'
+          ? 'it is a symbolic link that leads back to itself (a loop of links): point it at a file or remove it'
         : code === 'EISDIR'
           ? 'it is a folder, not a file: rename it so that it does not end in .sql'
           : code === 'ENOTDIR'
@@ -46,11 +48,25 @@ async function listFiles(dir: string, database: string): Promise<string[]> {
   const files: string[] = [];
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i]!;
-    if (entry.isFile() || entry.isSymbolicLink()) files.push(entry.name);
-    else if (entry.isDirectory() && !entry.name.startsWith('.')) await refuseMigrationsBelow(dir, entry.name, database);
+    if (entry.isFile()) files.push(entry.name);
+    else if (entry.name.startsWith('.')) {
+      if (entry.isSymbolicLink()) files.push(entry.name);
+    } else if (entry.isDirectory()) {
+      // Named like a file mtool reads: refused as a link to a folder is when it is read.
+      if (SQL_NAME.test(entry.name)) throw unreadable(join(dir, entry.name), { code: 'EISDIR' }, database);
+      await refuseMigrationsBelow(dir, entry.name, database);
+    } else if (entry.isSymbolicLink()) {
+      // A link to a folder is a subfolder like any other (a shared folder linked in, say): its
+      // .sql files would never run. Links named .sql, or that lead nowhere, are read as files.
+      if (!SQL_NAME.test(entry.name) && (await stat(join(dir, entry.name)).then((s) => s.isDirectory(), () => false))) {
+        await refuseMigrationsBelow(dir, entry.name, database);
+      } else files.push(entry.name);
+    }
   }
   return files;
 }
+
+const SQL_NAME = /\.sql$/i;
 
 async function refuseMigrationsBelow(dir: string, folder: string, database: string): Promise<void> {
   const below = (await readdir(join(dir, folder), { recursive: true }).catch((error: unknown) => {
