@@ -794,7 +794,10 @@ export class Executor {
             : 'a recorded migration committed whole and an unrecorded one left nothing'
         }.`;
     } else if (rolledBack) {
-      tail = `${what} was rolled back as a whole: none of its statements remain and it was not ${direction === 'rollback' ? 'unrecorded' : 'recorded'}.`;
+      tail =
+        direction === 'rollback'
+          ? `${what} was rolled back as a whole: none of its statements remain and ${file.filename} is still recorded as applied.`
+          : `${what} was rolled back as a whole: none of its statements remain and it was not recorded.`;
     } else if (isConnectionError(error)) {
       // Outside a transaction nothing undoes what reached the server, and its answers were lost.
       const known = executed.length === 0 ? '' : ` (known to have run: ${executed.map((s) => `line ${s.line}: ${statementPreview(s.text, 60)}`).join('; ')})`;

@@ -272,19 +272,34 @@ export function planRollback(
     targets = applied.slice(0, count);
   }
   const byFilename = new Map(files.map((f) => [f.filename, f]));
-  return targets.map((record) => {
+  return targets.map((record, above) => {
     const file = byFilename.get(record.filename);
-    const refuse = (why: string): MtoolError =>
-      new MtoolError('MTOOL_ROLLBACK', `database '${database}': cannot roll back ${record.filename}: ${why}; nothing was rolled back`, { database });
-    if (!file) throw refuse('the file is no longer in the migrations folder');
-    if (file.irreversible) throw refuse('it is marked `-- mtool: irreversible`');
+    const refuse = (why: string, todo: string): MtoolError =>
+      new MtoolError(
+        'MTOOL_ROLLBACK',
+        `database '${database}': cannot roll back ${record.filename}: ${why}; nothing was rolled back. ${todo}${rollBackAbove(database, record, above, options.command ?? 'rollback')}`,
+        { database },
+      );
+    // Adding the section to the file now is the obvious fix and a trap: the file is applied, and
+    // a changed applied file blocks every later migrate, status and rollback (checksum mismatch).
+    const newMigration = 'An applied file must not change (its checksum is checked), so do not add a rollback to it now: undo what it did in a new migration';
+    if (!file) throw refuse('the file is no longer in the migrations folder', `Restore it as it was applied (\`mtool history --database ${database}\` shows its checksum)`);
+    if (file.irreversible) throw refuse('it is marked `-- mtool: irreversible`', 'Undo what it did in a new migration');
     // An upgrade of no statements (a placeholder) changed nothing: reverting it only removes its
     // record, and it must not stop a downgrade past it.
     if (file.upgrade.length === 0 && !file.rollback?.length) return { file, record };
-    if (file.rollback === undefined) throw refuse('it has no `-- rollback` section');
-    if (file.rollback.length === 0) throw refuse('its `-- rollback` section has no statements');
+    if (file.rollback === undefined) throw refuse('it has no `-- rollback` section', newMigration);
+    if (file.rollback.length === 0) throw refuse('its `-- rollback` section has no statements', newMigration);
     return { file, record };
   });
+}
+
+/** The command that rolls back only the `above` migrations newer than `record` (none: nothing). */
+function rollBackAbove(database: string, record: MigrationRecord, above: number, command: 'rollback' | 'downgrade'): string {
+  if (above === 0) return '.';
+  const what = `the ${above === 1 ? 'migration' : `${above} migrations`} above it`;
+  const run = command === 'downgrade' ? `mtool downgrade --database ${database} --to ${record.version}` : `mtool rollback --database ${database} --count ${above}`;
+  return `, or roll back only ${what}: \`${run}\``;
 }
 
 /** Per-file state for `status`: applied, pending, changed (ROC due) or missing (recorded, file gone). */
