@@ -251,7 +251,8 @@ export interface ConnectOptions {
    */
   second?: 'spare' | 'urgent';
   /**
-   * The command only reads (`status`, `history`, `lock-status`, `migrate --dry-run`): a SQLite
+   * The command only reads (`status`, `history`, `lock-status`, `migrate --dry-run`), or writes
+   * only where mtool's tables exist (`rollback`, `unlock`): a SQLite
    * database file that does not exist is not created; the connection reads an empty database
    * instead and says so ({@link Connection.absentFile}).
    */

@@ -364,6 +364,13 @@ export function editDistance(a: string, b: string): number {
   return row[b.length]!;
 }
 
+/**
+ * The longest timer, in milliseconds: every time option becomes one (or SQLite's busy timeout,
+ * which has the same bound). Node fires a longer timer after 1 ms instead, so a reachable server
+ * would time out at once.
+ */
+const MAX_TIMER_MS = 0x7fffffff;
+
 function seconds(options: Map<string, string>, name: string, databaseName: string | undefined): number | undefined {
   const text = options.get(name);
   if (text === undefined) return undefined;
@@ -371,6 +378,7 @@ function seconds(options: Map<string, string>, name: string, databaseName: strin
   if (!/^\d+(\.\d+)?$/.test(text) || !Number.isFinite(n)) {
     throw urlError(`URL option '${name}' must be a non-negative number of seconds (got '${text}')`, databaseName);
   }
+  if (Math.round(n * 1000) > MAX_TIMER_MS) throw urlError(`URL option '${name}' must be at most ${Math.floor(MAX_TIMER_MS / 1000)} seconds (about 24 days; got '${text}')`, databaseName);
   return n;
 }
 

@@ -100,7 +100,7 @@ describe.skipIf(!mysql.reachable)('mysql/mariadb sessions', () => {
 
   it('names a missing ssl_ca file', async () => {
     const error = await connectTo('mysql', `${db.url}?ssl_ca=ca.pem`, { root: '/tmp/mtool-root' }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'MTOOL_CONNECTION' });
+    expect(error).toMatchObject({ code: 'MTOOL_URL' });
     expect((error as Error).message).toContain("ssl_ca file '/tmp/mtool-root/ca.pem' (ENOENT)");
   });
 });

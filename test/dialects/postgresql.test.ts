@@ -142,7 +142,7 @@ describe.skipIf(!pg.reachable)('postgresql connection options', () => {
 
   it('names a missing sslrootcert file', async () => {
     const error = await connectTo('postgresql', withOptions(db.url, 'sslmode=verify-full&sslrootcert=certs/nope.pem'), { root: '/tmp/mtool-root' }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'MTOOL_CONNECTION' });
+    expect(error).toMatchObject({ code: 'MTOOL_URL' });
     expect((error as Error).message).toContain("sslrootcert file '/tmp/mtool-root/certs/nope.pem' (ENOENT)");
   });
 

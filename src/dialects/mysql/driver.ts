@@ -67,6 +67,13 @@ export async function connectMysql(options: ConnectOptions, flavour: MysqlFlavou
   try {
     connection = await (mysql.default ?? mysql).createConnection(config);
   } catch (e) {
+    // mysql2 checks the charset before it connects: a URL option to fix, not an unreachable server.
+    if (e instanceof TypeError && e.message.startsWith('Unknown charset')) {
+      throw new MtoolError('MTOOL_URL', `${flavour.type} (${options.databaseName}): URL option 'charset' names a character set the driver does not know ('${config.charset}'); use one such as utf8mb4 (the default), utf8 or latin1`, {
+        cause: e,
+        database: options.databaseName,
+      });
+    }
     const host = config.host!;
     const port = config.port!;
     const database = url.database ?? '';
@@ -113,7 +120,9 @@ async function readSslFile(option: string, path: string, root: string, ctx: Erro
     return await readFile(file, 'utf8');
   } catch (e) {
     const reason = (e as NodeJS.ErrnoException).code ?? String(e);
-    throw new MtoolError('MTOOL_CONNECTION', `${ctx.type} (${ctx.databaseName}): cannot read the ${option} file '${file}' (${reason}); fix the path in the URL option ${option}`, { cause: e, database: ctx.databaseName });
+    // A URL option naming a file that cannot be read is a configuration error, not an unreachable
+    // database: `--all` must not skip it as a missing optional one (skipIfMissing).
+    throw new MtoolError('MTOOL_URL', `${ctx.type} (${ctx.databaseName}): cannot read the ${option} file '${file}' (${reason}); fix the path in the URL option ${option}`, { cause: e, database: ctx.databaseName });
   }
 }
 

@@ -81,7 +81,19 @@ export async function connectPostgres(options: ConnectOptions): Promise<Connecti
   const connection = new PostgresConnection(pg, client, pooled, ctx, sessionReset);
   if (options.pgSchema) {
     try {
-      await connection.query(`SET search_path TO ${postgresQuoting.ident(options.pgSchema)}, public`);
+      const schema = postgresQuoting.ident(options.pgSchema);
+      await connection.query(`SET search_path TO ${schema}, public`);
+      // PostgreSQL passes over a schema of the search path that does not exist (or that the user
+      // may not use): mtool's tables and the migrations would land in the next one, and a later
+      // run, once the schema exists, would find no tracking table there and apply everything again.
+      const current = (await connection.query('SELECT current_schema() AS schema')).rows[0]?.schema;
+      if (current !== options.pgSchema) {
+        const instead = typeof current === 'string' ? `mtool would keep its tables and run the migrations in schema '${current}' instead` : 'no schema of the search path exists';
+        throw new MtoolError('MTOOL_CONFIG', `postgresql (${options.databaseName}): pgSchema '${options.pgSchema}' does not exist in this database, or the user may not use it; ${instead}. Create it first (CREATE SCHEMA ${schema}) or correct pgSchema`, {
+          database: options.databaseName,
+          hint: '',
+        });
+      }
     } catch (e) {
       await connection.close();
       throw e;

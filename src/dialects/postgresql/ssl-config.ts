@@ -56,7 +56,9 @@ async function readSslFile(option: string, path: string, root: string, ctx: Erro
     return await readFile(file);
   } catch (e) {
     const reason = (e as NodeJS.ErrnoException).code ?? String(e);
-    throw new MtoolError('MTOOL_CONNECTION', `${ctx.type} (${ctx.databaseName}): cannot read the ${option} file '${file}' (${reason}); fix the path in the URL option ${option}`, { cause: e, database: ctx.databaseName });
+    // A URL option naming a file that cannot be read is a configuration error, not an unreachable
+    // database: `--all` must not skip it as a missing optional one (skipIfMissing).
+    throw new MtoolError('MTOOL_URL', `${ctx.type} (${ctx.databaseName}): cannot read the ${option} file '${file}' (${reason}); fix the path in the URL option ${option}`, { cause: e, database: ctx.databaseName });
   }
 }
 

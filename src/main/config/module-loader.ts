@@ -227,9 +227,35 @@ const loadUrl = (file: string): string => new URL(`${pathToFileURL(file).href}?l
 
 async function evaluate(file: string, entryShown: string): Promise<Record<string, unknown>> {
   try {
-    return (await import(loadUrl(file))) as Record<string, unknown>;
+    return await importWatched(loadUrl(file), entryShown);
   } catch (e) {
     throw loadFailed(e, entryShown);
+  }
+}
+
+/**
+ * Import a user's module, making a promise it rejects without handling (a secret fetched and
+ * never awaited) an error of the load: unwatched, Node ends the process with its own stack trace
+ * and exit code 1. Watched while the module runs and for one turn of the event loop after, when
+ * Node reports such rejections; one the module handles within that time is no error.
+ */
+async function importWatched(url: string, entryShown: string): Promise<Record<string, unknown>> {
+  const stray = new Map<Promise<unknown>, unknown>();
+  const onUnhandled = (reason: unknown, promise: Promise<unknown>): void => void stray.set(promise, reason);
+  const onHandled = (promise: Promise<unknown>): void => void stray.delete(promise);
+  process.on('unhandledRejection', onUnhandled);
+  process.on('rejectionHandled', onHandled);
+  try {
+    const ns = (await import(url)) as Record<string, unknown>;
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const reason of stray.values()) {
+      const message = reason instanceof Error ? reason.message : String(reason);
+      throw new MtoolConfigError(`Loading ${entryShown} failed: a promise it created was rejected and never handled: ${message}`, { cause: reason });
+    }
+    return ns;
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+    process.off('rejectionHandled', onHandled);
   }
 }
 
@@ -270,7 +296,7 @@ async function importPlain(source: Buffer, cacheDir: string, key: string, entryS
   const url = loadUrl(file);
   let ns: Record<string, unknown>;
   try {
-    ns = (await import(url)) as Record<string, unknown>;
+    ns = await importWatched(url, entryShown);
   } catch (e) {
     if ((globalThis as Record<symbol, unknown>)[STARTED] === url) throw loadFailed(e, entryShown);
     await rm(file, { force: true }).catch(() => undefined);

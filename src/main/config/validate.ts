@@ -9,6 +9,8 @@ import { MtoolConfigError, MtoolError } from '../../errors.js';
 import { DATABASE_TYPES, type DatabaseType } from '../../dialects/types.js';
 import { editDistance, maskUrl, parseConnectionUrl, physicalTarget, type ConnectionUrl } from '../../net/connection-url.js';
 import { CONFIG_FIELDS, type RegisteredDatabase } from '../../config-api.js';
+import { LOCK_TABLE } from '../engine/tracking-store.js';
+import { MODEL_STATE_TABLE } from '../model-state/model-state-table.js';
 import type { DatabaseEntry } from './types.js';
 
 export interface ConfigWarning {
@@ -37,6 +39,14 @@ export const DEFAULT_MIGRATION_TABLE = '_mtool_migrations';
 /** Database names end up in folder and file names (`migrations/<name>/<name>__0001_x.sql`). */
 const NAME_RE = /^[A-Za-z][A-Za-z0-9_-]{0,62}$/;
 const TABLE_RE = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+/**
+ * Tables mtool keeps under fixed names: neither configurable table may take one. Compared without
+ * letter case, as SQLite (and MySQL on case-insensitive file systems) compares table names.
+ */
+const FIXED_TABLES: readonly [string, string][] = [
+  [LOCK_TABLE, 'lock'],
+  [MODEL_STATE_TABLE, 'model state'],
+];
 
 function origin(d: RegisteredDatabase): string {
   const where = d.file ? ` in ${d.file}` : '';
@@ -117,6 +127,8 @@ function checkEntry(d: RegisteredDatabase, opts: ValidateOptions): Checked {
   const table = (key: string, fallback: string): string => {
     const v = str(key) ?? fallback;
     if (!TABLE_RE.test(v)) fail(`${key} '${v}' must be a plain table name (letters, digits, '_'; at most 63 characters)`);
+    const fixed = FIXED_TABLES.find(([t]) => t === v.toLowerCase());
+    if (fixed) fail(`${key} '${v}' is the name of mtool's ${fixed[1]} table${fixed[0] === v ? '' : ` (${fixed[0]}, letter case aside)`}; choose another name for the ${key === 'seedTable' ? 'seed' : 'migration'} tracking table`);
     return v;
   };
 
@@ -141,6 +153,12 @@ function checkEntry(d: RegisteredDatabase, opts: ValidateOptions): Checked {
   const plugins = input.plugins;
   if (plugins !== undefined && (plugins === null || typeof plugins !== 'object' || Array.isArray(plugins))) fail('plugins must be an object keyed by plugin name');
 
+  const seedTable = table('seedTable', DEFAULT_SEED_TABLE);
+  const migrationTable = table('migrationTable', DEFAULT_MIGRATION_TABLE);
+  if (migrationTable.toLowerCase() === seedTable.toLowerCase()) {
+    fail(`migrationTable '${migrationTable}' and seedTable '${seedTable}'${input.seedTable === undefined ? ' (its default)' : ''} name the same table; migrations and seeds each need their own: choose another name for one`);
+  }
+
   const swap = opts.dev && dev !== undefined;
   const entry: DatabaseEntry = {
     name,
@@ -160,8 +178,8 @@ function checkEntry(d: RegisteredDatabase, opts: ValidateOptions): Checked {
     overlapModels: bool('overlapModels'),
     secureValues: bool('secureValues'),
     autoApplySeeds: bool('autoApplySeeds'),
-    seedTable: table('seedTable', DEFAULT_SEED_TABLE),
-    migrationTable: table('migrationTable', DEFAULT_MIGRATION_TABLE),
+    seedTable,
+    migrationTable,
     skipIfMissing: bool('skipIfMissing'),
     pgSchema,
     plugins: { ...((plugins as Record<string, unknown> | undefined) ?? {}) },

@@ -364,8 +364,15 @@ export async function rollback(entry: DatabaseEntry, ctx: EngineContext, options
   const started = performance.now();
   const command = options.command ?? 'rollback';
   return withFilesAndSession(entry, ctx, async (session, reading) => {
+    const tracking = await session.store.tableExists(entry.migrationTable);
     // A target that is not applied is refused before the lock (and checked again under it).
-    if (options.toVersion !== undefined) checkRollbackTarget(await trackedIfAny(session), entry.name, options.toVersion, command);
+    if (options.toVersion !== undefined) checkRollbackTarget(tracking ? await session.store.tracked() : [], entry.name, options.toVersion, command);
+    // A database without mtool's tracking table has nothing to roll back: said without creating
+    // the tracking and lock tables in it (a mistyped --database must not leave them behind).
+    if (!tracking) {
+      await reading; // a broken migrations folder is still reported
+      return { database: entry.name, databaseType: entry.type, command, outcomes: [], currentVersion: currentVersion([]), durationMs: performance.now() - started };
+    }
     return withLock(session, options.commandLine ?? command, ctx.run, async () => {
       const [records, files] = await Promise.all([session.store.records(), reading]);
       verifyApplied(files, records, entry.name, explainDrift);
@@ -398,7 +405,7 @@ export async function rollback(entry: DatabaseEntry, ctx: EngineContext, options
       }
       return result(records.filter((r) => !removed.has(r.filename)));
     });
-  });
+  }, { readOnly: true }); // read-only until the lock: no SQLite file is created where there is none
 }
 
 async function readRecords(session: DatabaseSession): Promise<MigrationRecord[]> {
@@ -461,5 +468,5 @@ export async function unlock(entry: DatabaseEntry, ctx: EngineContext): Promise<
     const released = await session.lock.forceRelease((warning) => session.log.warn(warning));
     if (released) session.log.warn(`migration lock released (was held by host '${released.host}', pid ${released.pid}, command '${released.command}')`);
     return { database: entry.name, databaseType: entry.type, released };
-  });
+  }, { readOnly: true }); // a SQLite database without its file holds no lock: the file is not created
 }
