@@ -1,5 +1,6 @@
 import { MtoolError, type ErrorCode } from '../errors.js';
 import { scrubSecrets } from '../net/connection-url.js';
+import { maskSqlSecrets } from '../net/sql-secrets.js';
 import type { DatabaseType } from './types.js';
 
 /** Who an error is about: every driver error message names the dialect and the database. */
@@ -10,9 +11,9 @@ export interface ErrorContext {
   readonly secrets: readonly string[];
 }
 
-/** Remove every known secret (raw and percent-encoded) from a text. */
+/** Remove every known secret (raw and percent-encoded) and the password literals of SQL it quotes from a text. */
 export function scrub(text: string, secrets: readonly string[]): string {
-  return scrubSecrets(text, secrets);
+  return scrubSecrets(maskSqlSecrets(text), secrets);
 }
 
 /** The driver's own message, or a description of a non-Error value. */

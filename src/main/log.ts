@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger as PinoLogger } from 'pino';
 // mask.js directly, not connection-url.js: the logger is on the start-up path of every command.
 import { isSecretOptionName, maskUrl, scrubSecrets } from '../net/mask.js';
+import { maskSqlSecrets } from '../net/sql-secrets.js';
 
 /**
  * mtool's logger: pino on stderr with the spec's levels (trace 5 … critical 50).
@@ -140,11 +141,12 @@ export function registerSecrets(secrets: Iterable<string>): void {
 
 /**
  * Mask credentials in free text: every URL goes through `maskUrl`, `password=...`-style pairs (`=` only: `key: id` in a message is not a secret)
- * lose their value, and registered secrets (raw or percent-encoded) are replaced by `***`.
- * Used on every log message and field and on CLI error messages.
+ * lose their value, password literals of SQL (`PASSWORD '***'`, `IDENTIFIED BY '***'`: statements in
+ * `--perf` and trace lines, driver messages quoting them) are masked, and registered secrets (raw or
+ * percent-encoded) are replaced by `***`. Used on every log message and field and on CLI error messages.
  */
 export function scrubLogText(text: string): string {
-  const masked = text
+  const masked = maskSqlSecrets(text)
     .replace(URL_IN_TEXT, (url) => maskUrl(url))
     .replace(ASSIGNMENT, (all, name: string, sep: string) => (isSecretOptionName(name) ? `${name}${sep}***` : all));
   return knownSecrets.size === 0 ? masked : scrubSecrets(masked, [...knownSecrets]);

@@ -107,8 +107,16 @@ export function maskUrl(url: string): string {
   }
 }
 
+function decodedOrRaw(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
 /**
- * The secrets a URL carries (password, raw and decoded; values of secret-looking options), to
+ * The secrets a URL carries (password, raw, decoded and as HTTP Basic credentials; values of secret-looking options), to
  * hand to {@link scrubSecrets} around driver calls. Never throws.
  */
 export function urlSecrets(url: string): string[] {
@@ -118,11 +126,11 @@ export function urlSecrets(url: string): string[] {
     if (!split) return [];
     if (split.password) {
       out.add(split.password);
-      try {
-        out.add(decodeURIComponent(split.password));
-      } catch {
-        // undecodable: the raw form is already listed
-      }
+      const password = decodedOrRaw(split.password);
+      out.add(password);
+      // HTTP clients (ClickHouse's) send `Authorization: Basic <base64 of user:password>`, which a
+      // proxy's error page may echo; ClickHouse's user is `default` when the URL names none.
+      out.add(Buffer.from(`${decodedOrRaw(split.user ?? '') || 'default'}:${password}`).toString('base64'));
     }
     const q = split.rest.indexOf('?');
     if (q !== -1) {

@@ -18,7 +18,7 @@ describe('a SQLite database file that does not exist yet', () => {
     for (const args of [['status'], ['history'], ['lock-status'], ['migrate', '--dry-run']]) {
       const result = await project.run(args);
       expect(result.code, explain(result)).toBe(0);
-      expect(result.stderr).toContain(`the database file ${file} does not exist (yet): read as an empty database, nothing applied; \`mtool migrate\` creates it`);
+      expect(result.stderr).toContain(`the database file '${file}' does not exist (yet): read as an empty database, nothing applied; \`mtool migrate\` creates it`);
       expect(existsSync(file), args.join(' ')).toBe(false);
     }
     const status = await project.json(['status']);

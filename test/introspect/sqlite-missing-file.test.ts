@@ -23,7 +23,7 @@ describe('inspection commands on a SQLite database file that does not exist', ()
       const r = await project.run(args);
       expect(r.code).toBe(1);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toContain(`the database file ${file()} does not exist; check databaseUrl in the configuration, or run \`mtool migrate\` to create it`);
+      expect(r.stderr).toContain(`the database file '${file()}' does not exist; check databaseUrl in the configuration, or run \`mtool migrate\` to create it`);
       expect(existsSync(file())).toBe(false);
       expect(existsSync(join(project.dir, 'models'))).toBe(false);
     });

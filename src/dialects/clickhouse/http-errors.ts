@@ -51,8 +51,15 @@ export class NotClickHouseError extends Error {
   }
 }
 
+/**
+ * Credentials of an `Authorization` header (`Basic <base64 of user:password>`, `Bearer <token>`):
+ * a proxy's or web server's error page may echo the request's, which carries the URL's password.
+ */
+const AUTH_VALUE = /\b(Basic|Bearer|Digest)(\s+)[A-Za-z0-9+/=._~-]+/gi;
+
 function excerptOf(body: string): string {
-  const text = body.replace(/\s+/g, ' ').trim();
+  // Masked before the excerpt is cut, so that no piece of a token is left either.
+  const text = body.replace(/\s+/g, ' ').trim().replace(AUTH_VALUE, '$1$2***');
   if (text === '') return 'with an empty body';
   return `('${text.length > BODY_EXCERPT ? `${text.slice(0, BODY_EXCERPT)}…` : text}')`;
 }

@@ -1,9 +1,12 @@
+import { existsSync } from 'node:fs';
 import { hostname, userInfo } from 'node:os';
+import { dirname } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { getDialect } from '../../dialects/index.js';
 import type { ConnectOptions, Connection, Dialect } from '../../dialects/types.js';
 import { interruptedError, isConnectionError, MtoolError } from '../../errors.js';
 import type { DatabaseEntry } from '../config/types.js';
+import { quotedPath } from '../fs/quoted-path.js';
 import type { Logger } from '../log.js';
 import { formatMs } from './format-ms.js';
 import { MigrationLock, releaseLock } from './migration-lock.js';
@@ -72,15 +75,25 @@ export async function withSession<T>(
   const raw = await connecting;
   const dbLog = log.child({ db_name: entry.name, db_type: entry.type });
   if (raw.absentFile !== undefined) {
+    const file = quotedPath(raw.absentFile);
+    // `mtool migrate` creates the file, not its folder: where that is missing too, migrate would fail.
+    const folder = dirname(raw.absentFile);
+    const noFolder = !existsSync(folder);
     if (options.requireFile) {
       await raw.close().catch(() => undefined);
       throw new MtoolError(
         'MTOOL_CONNECTION',
-        `sqlite (${entry.name}): the database file ${raw.absentFile} does not exist; check databaseUrl in the configuration, or run \`mtool migrate\` to create it`,
+        noFolder
+          ? `sqlite (${entry.name}): the database file ${file} does not exist, nor does its folder ${quotedPath(folder)}; check databaseUrl in the configuration, or create the folder and run \`mtool migrate\` to create the file`
+          : `sqlite (${entry.name}): the database file ${file} does not exist; check databaseUrl in the configuration, or run \`mtool migrate\` to create it`,
         { database: entry.name, hint: '' },
       );
     }
-    dbLog.warn(`the database file ${raw.absentFile} does not exist (yet): read as an empty database, nothing applied; \`mtool migrate\` creates it`);
+    dbLog.warn(
+      noFolder
+        ? `the database file ${file} does not exist (yet), nor does its folder ${quotedPath(folder)}: read as an empty database, nothing applied; check databaseUrl, or create the folder (\`mtool migrate\` creates the file, not its folder)`
+        : `the database file ${file} does not exist (yet): read as an empty database, nothing applied; \`mtool migrate\` creates it`,
+    );
   }
   const conn = tracedConnection(raw, dbLog);
   const store = new TrackingStore(conn, dialect, tracking, entry.migrationTable);

@@ -1,4 +1,5 @@
 import { MtoolError } from '../../errors.js';
+import { maskSqlSecrets } from '../../net/sql-secrets.js';
 
 /** One statement that ran before a failure, for the "what already ran" part of a message. */
 export interface ExecutedStatement {
@@ -31,8 +32,9 @@ export class MigrationFailedError extends MtoolError {
   }
 }
 
-/** First line of a statement, shortened for messages and logs. */
-export function statementPreview(text: string, max = 80): string {
+/** First line of a statement, shortened for messages and logs, its password literals masked (`PASSWORD '***'`). */
+export function statementPreview(statement: string, max = 80): string {
+  const text = maskSqlSecrets(statement);
   const first = text.split('\n', 1)[0].trim();
   const more = first.length < text.trim().length;
   return first.length > max ? `${first.slice(0, max - 3)}...` : more ? `${first} ...` : first;

@@ -15,15 +15,18 @@ function shownUrl(url: string | undefined, source: string | undefined, secure: b
   return maskUrl(url);
 }
 
-/** Plugin settings with secret-looking keys masked, at any depth. */
-function maskSecrets(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(maskSecrets);
+/**
+ * Plugin settings with secrets masked, at any depth: every string or number under a
+ * secret-looking key (`apiKeys: ['k1']`, `secret: { value: 'x' }` as well as `token: 'x'`), and
+ * in every other string the credentials of a URL or of `password=...` pairs (`maskUrl`).
+ */
+function maskSecrets(value: unknown, secret = false): unknown {
+  if (Array.isArray(value)) return value.map((v) => maskSecrets(v, secret));
   if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, isSecretOptionName(k) && typeof v !== 'object' ? '***' : maskSecrets(v)]),
-    );
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskSecrets(v, secret || isSecretOptionName(k))]));
   }
-  return typeof value === 'string' && /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? maskUrl(value) : value;
+  if (secret && (typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint')) return '***';
+  return typeof value === 'string' ? maskUrl(value) : value;
 }
 
 /** Project-relative path with forward slashes (`migrations/app`). */
