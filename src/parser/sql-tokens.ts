@@ -1,5 +1,5 @@
 import type { SplitPreset } from './presets.js';
-import { quoteTagEnd } from './scanner.js';
+import { endOfLine, quoteTagEnd } from './scanner.js';
 
 /**
  * Statement text as tokens, by a dialect's lexical rules (its splitter preset): for the small
@@ -55,13 +55,11 @@ export function tokenize(text: string, lexer: SplitPreset): Token[] | undefined 
       continue;
     }
     if (ch === '-' && next === '-' && (lexer.dashComment === 'always' || i + 2 >= n || /[\s\x00-\x1f]/.test(text[i + 2]!))) {
-      const end = text.indexOf('\n', i);
-      i = end < 0 ? n : end + 1;
+      i = endOfLine(text, i, true) + 1; // a lone CR ends the comment, as it does for the splitter
       continue;
     }
     if (ch === '#' && (lexer.hashComment === 'always' || (lexer.hashComment === 'space-or-bang' && (next === ' ' || next === '!')))) {
-      const end = text.indexOf('\n', i);
-      i = end < 0 ? n : end + 1;
+      i = endOfLine(text, i, true) + 1; // a lone CR ends the comment, as it does for the splitter
       continue;
     }
     if (ch === '/' && next === '*') {

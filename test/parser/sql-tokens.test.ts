@@ -18,3 +18,12 @@ describe('tokenize: dollar quotes and heredocs', () => {
     expect(tokens('SELECT $a$ unclosed', 'clickhouse')).toBeUndefined();
   });
 });
+
+/** Comments end where the splitter ends them: at LF, CRLF or a lone CR (old Mac line ends). */
+describe('tokenize: line comments and lone CR', () => {
+  it('a lone CR ends a -- comment, and on MySQL a # comment, so the name after it is read', () => {
+    expect(tokens('ALTER TABLE -- which one\rusers ADD c int', 'postgresql')).toEqual(['word:ALTER', 'word:TABLE', 'word:users', 'word:ADD', 'word:c', 'word:int']);
+    expect(tokens('DROP TABLE # old\rlegacy', 'mysql')).toEqual(['word:DROP', 'word:TABLE', 'word:legacy']);
+    expect(tokens('DROP TABLE -- x\r\nlegacy', 'sqlite')).toEqual(['word:DROP', 'word:TABLE', 'word:legacy']);
+  });
+});
