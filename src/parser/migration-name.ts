@@ -71,16 +71,28 @@ export function classifyMigrationName(filename: string, database: string): Migra
     ? VERSION_AND_DESCRIPTION.exec(filename.slice(database.length + 2))
     : null;
   const match = own ?? VERSIONED.exec(filename);
-  if (!match) throw badName(filename, descriptionProblem(filename, database) ?? 'not a migration file name', database);
+  if (!match) throw badName(filename, prefixCaseProblem(filename) ?? descriptionProblem(filename, database) ?? 'not a migration file name', database);
   const db = own ? database : match[1]!;
   const version = own ? own[1]! : match[2]!;
   const description = own ? own[2]! : match[3]!;
+  if (db === 'v' && db !== database) throw badName(filename, prefixCaseProblem(filename)!, database);
   if (db !== 'V' && db !== database) {
     throw badName(filename, `the prefix '${db}__' names another database than the folder's '${database}'`, database);
   }
   // `version` is digits already.
   if (version.length !== 4) throw badName(filename, `version '${version}' must be exactly four digits (for example 0001)`, database);
   return { kind: 'versioned', version, description };
+}
+
+/** 1: a `V__`, `RA__` or `ROC__` prefix in another letter case, 2: the rest of the name. */
+const LOWER_PREFIX = /^(v__(?=\d)|ra__|roc__)(.+)$/i;
+
+/** Why `v__0001_x.sql`, `ra__x.sql` or `Roc__x.sql` is refused, with the name to rename it to; undefined for other names. */
+function prefixCaseProblem(filename: string): string | undefined {
+  const loose = LOWER_PREFIX.exec(filename);
+  if (!loose || !/[a-z]/.test(loose[1]!)) return undefined;
+  const prefix = loose[1]!.toUpperCase();
+  return `the prefix '${loose[1]}' must be upper-case '${prefix}'; rename it to ${prefix}${loose[2]}`;
 }
 
 /** A name of an accepted form but for its description (`app__0001_add users.sql`, `RA__café.sql`): 1: what precedes the description, 2: the description. */

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -103,6 +104,21 @@ describe('entries of the migration folder that are not plain files', () => {
     const result = await project.run(['migrate']);
     expect(result.code, explain(result)).toBe(0);
     expect(result.stdout).toContain('applied 2 migrations');
+  });
+
+  it('refuses a pipe named like a migration, and a link to one, instead of skipping it or waiting on it forever', async () => {
+    // The pipe was skipped without a word; a link to it was read, and the read waited forever.
+    const project = await projectWithOne();
+    execFileSync('mkfifo', [project.path('app__0002_pipe.sql')]);
+    const direct = await project.run(['status']);
+    expect(direct.code, explain(direct)).toBe(2);
+    expect(direct.stderr).toContain(`${project.path('app__0002_pipe.sql')}: cannot read the migration file: it is not a regular file (a pipe, socket or device)`);
+    await rm(project.path('app__0002_pipe.sql'));
+    execFileSync('mkfifo', [join(outside, 'pipe')]);
+    await symlink(join(outside, 'pipe'), project.path('app__0002_linked.sql'));
+    const linked = await project.run(['status']);
+    expect(linked.code, explain(linked)).toBe(2);
+    expect(linked.stderr).toContain('app__0002_linked.sql: cannot read the migration file: it is not a regular file');
   });
 
   it('says a link that leads back to itself is a loop, not a link to a missing target', async () => {

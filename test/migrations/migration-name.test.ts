@@ -90,6 +90,15 @@ describe('migration file-name classes', () => {
     expect(() => classifyMigrationName('app__0001_.sql', 'app')).toThrow(/app__0001_\.sql/);
   });
 
+  it('says a V__, RA__ or ROC__ prefix in another letter case must be upper-case, with the name to rename the file to', () => {
+    const why = (name: string) => outcome(() => classifyMigrationName(name, 'app'));
+    expect(why('v__0002_add_users.sql')).toMatch(/^error: v__0002_add_users\.sql: the prefix 'v__' must be upper-case 'V__'; rename it to V__0002_add_users\.sql; accepted/);
+    expect(why('ra__refresh.sql')).toMatch(/the prefix 'ra__' must be upper-case 'RA__'; rename it to RA__refresh\.sql;/);
+    expect(why('Roc__functions.sql')).toMatch(/the prefix 'Roc__' must be upper-case 'ROC__'; rename it to ROC__functions\.sql;/);
+    // A database of that name keeps its own files.
+    expect(classifyMigrationName('v__0002_x.sql', 'v')).toEqual({ kind: 'versioned', version: '0002', description: 'x' });
+  });
+
   it('says what is wrong with a description, and the name to rename the file to', () => {
     const why = (name: string) => outcome(() => classifyMigrationName(name, 'app'));
     expect(why('app__0001_créer_café.sql')).toMatch(/^error: app__0001_créer_café\.sql: the description 'créer_café' may hold only ASCII letters, digits, '_' and '-' and must start with a letter or digit; rename it to app__0001_creer_cafe\.sql; accepted migration file names: /);

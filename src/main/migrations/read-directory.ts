@@ -58,15 +58,23 @@ async function listFiles(dir: string, database: string): Promise<string[]> {
     } else if (entry.isSymbolicLink()) {
       // A link to a folder is a subfolder like any other (a shared folder linked in, say): its
       // .sql files would never run. Links named .sql, or that lead nowhere, are read as files.
-      if (!SQL_NAME.test(entry.name) && (await stat(join(dir, entry.name)).then((s) => s.isDirectory(), () => false))) {
-        await refuseMigrationsBelow(dir, entry.name, database);
-      } else files.push(entry.name);
+      const target = await stat(join(dir, entry.name)).catch(() => undefined);
+      if (!SQL_NAME.test(entry.name) && target?.isDirectory()) await refuseMigrationsBelow(dir, entry.name, database);
+      else if (SQL_NAME.test(entry.name) && target !== undefined && !target.isFile() && !target.isDirectory()) throw notAFile(join(dir, entry.name), database);
+      else files.push(entry.name);
+    } else if (SQL_NAME.test(entry.name)) {
+      throw notAFile(join(dir, entry.name), database);
     }
   }
   return files;
 }
 
 const SQL_NAME = /\.sql$/i;
+
+/** A pipe, socket or device named like a migration: reading it would wait forever or read no file's bytes. */
+function notAFile(path: string, database: string): Error {
+  return new MtoolError('MTOOL_MIGRATION_FILE', `${path}: cannot read the migration file: it is not a regular file (a pipe, socket or device); replace it with the file, or rename it so that it does not end in .sql`, { database });
+}
 
 async function refuseMigrationsBelow(dir: string, folder: string, database: string): Promise<void> {
   const below = (await readdir(join(dir, folder), { recursive: true }).catch((error: unknown) => {
