@@ -123,19 +123,26 @@ describe('section markers: what the spec allows and its near misses', () => {
   });
 });
 
+/** A database of `t` and a project migrating it, made before the block's tests and removed after them. */
+function provisionedProject(t: (typeof CANDIDATES)[number]['target'], use: (project: TestProject) => void): void {
+  let db: ProvisionedDatabase | undefined;
+  let project: TestProject | undefined;
+  beforeAll(async () => {
+    db = await t.provision();
+    project = await TestProject.create([{ name: 'app', type: t.type, url: db.url }]);
+    use(project);
+  });
+  afterAll(async () => {
+    await project?.dispose();
+    await db?.drop();
+  });
+}
+
 for (const { target: t, reachable } of CANDIDATES) {
   const up = await reachable();
   describe.skipIf(!up)(`a near-miss rollback marker on ${t.id}`, () => {
-    let db: ProvisionedDatabase;
     let project: TestProject;
-    beforeAll(async () => {
-      db = await t.provision();
-      project = await TestProject.create([{ name: 'app', type: t.type, url: db.url }]);
-    });
-    afterAll(async () => {
-      await project?.dispose();
-      await db?.drop();
-    });
+    provisionedProject(t, (p) => (project = p));
 
     it('migrate refuses a file whose rollback marker has a colon before anything runs (it used to create and drop the table)', async () => {
       await project.write('app__0001_near.sql', `-- upgrade\n${t.table('near_miss')};\n-- rollback:\nDROP TABLE near_miss;\n`);
@@ -149,16 +156,8 @@ for (const { target: t, reachable } of CANDIDATES) {
   });
 
   describe.skipIf(!up)(`rollback and downgrade on ${t.id}`, () => {
-    let db: ProvisionedDatabase;
     let project: TestProject;
-    beforeAll(async () => {
-      db = await t.provision();
-      project = await TestProject.create([{ name: 'app', type: t.type, url: db.url }]);
-    });
-    afterAll(async () => {
-      await project?.dispose();
-      await db?.drop();
-    });
+    provisionedProject(t, (p) => (project = p));
 
     it('refuses a range with a migration without rollback before any SQL runs, whatever the command', async () => {
       await project.write('app__0001_a.sql', migration([t.table('t1')], ['DROP TABLE t1']));
