@@ -2,7 +2,7 @@ import type Sade from 'sade';
 import { ERROR_CODES, isMtoolError, MtoolError, type ErrorCode } from '../errors.js';
 import { VERSION, versionText } from '../version.js';
 import { COMMANDS } from './commands/index.js';
-import type { CommandContext, CommandDescriptor, CommandInput, GlobalOptions, OptionSpec, OptionValues } from './commands/command.js';
+import type { CommandContext, CommandDescriptor, CommandInput, CommandResult, GlobalOptions, OptionSpec, OptionValues } from './commands/command.js';
 import type { LoadedConfig } from './config/types.js';
 import { configureLogging, LOG_LEVELS, logAlways, logger, loggingSettings, parseLogLevel, registerSecrets, scrubLogText, usePino } from './log.js';
 import { renderResult } from './output.js';
@@ -500,8 +500,12 @@ export async function parseCommandLine(argv: readonly string[]): Promise<Command
   return { command, globals: readGlobals(parsed.values), help, version, input: parsed.input };
 }
 
-/** `signalExit`: the code a signal makes the process end with, which the record must report. */
-function writeError(io: CliIo, error: unknown, debug: boolean, signalExit?: number): number {
+/**
+ * `signalExit`: the code a signal makes the process end with, which the record must report.
+ * `database`: the one the command failed on ({@link CommandResult.errorDatabase}); else the
+ * error's own `database`. The JSON record names it as every record about a database does.
+ */
+function writeError(io: CliIo, error: unknown, debug: boolean, signalExit?: number, database?: CommandResult['errorDatabase']): number {
   const known = isMtoolError(error);
   const message = scrubLogText(error instanceof Error ? error.message : String(error));
   const hintValue = (error as { hint?: unknown } | undefined)?.hint;
@@ -511,6 +515,8 @@ function writeError(io: CliIo, error: unknown, debug: boolean, signalExit?: numb
   if (loggingSettings().json) {
     // Keep stderr one JSON object per line in JSON mode: the error is a log record too.
     logAlways('error', message, {
+      db_name: database?.name ?? (known ? error.database : undefined),
+      db_type: database?.type,
       code: known ? error.code : 'MTOOL_INTERNAL',
       exit_code: exitCode,
       hint: hint ? scrubLogText(hint) : undefined,
@@ -578,7 +584,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     }
     const result = await command.run(makeContext(io, globals, run), invocation.input());
     io.stdout.write(renderResult(result, globals.json));
-    if (result.error !== undefined) return writeError(io, result.error, debug, run.exitCode);
+    if (result.error !== undefined) return writeError(io, result.error, debug, run.exitCode, result.errorDatabase);
     return result.exitCode ?? 0;
   } catch (error) {
     return writeError(io, error, debug, run.exitCode);

@@ -167,15 +167,32 @@ const LEVEL_LABEL: Record<LogLevelName, string> = {
   critical: 'CRITICAL',
 };
 
+/** How long a record waits before it tries a full stderr pipe again. */
+const FULL_PIPE_WAIT_MS = 2;
+const fullPipeWait = new Int32Array(new SharedArrayBuffer(4));
+
 const stderrSink: LogSink = {
   write(line) {
-    try {
-      writeSync(2, line);
-    } catch (error) {
-      // A terminal that went away (SIGHUP: EIO) or a reader that left (EPIPE) must not turn a log
-      // line into a failure of the run, nor stop the cleanup after a signal: the line is dropped.
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code !== 'EIO' && code !== 'EPIPE') throw error;
+    const bytes = Buffer.from(line, 'utf8');
+    let done = 0;
+    while (done < bytes.length) {
+      try {
+        done += writeSync(2, bytes, done);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        // Standard error turns non-blocking once anything builds `process.stderr` (loading pino
+        // does: sonic-boom loads node:assert): a full pipe, a reader slower than the run
+        // (`mtool migrate 2>&1 | tee log`), then answers EAGAIN. Wait for the reader as a
+        // blocking pipe would, so that records stay whole, in order, and never fail the run.
+        if (code === 'EAGAIN') {
+          Atomics.wait(fullPipeWait, 0, 0, FULL_PIPE_WAIT_MS);
+          continue;
+        }
+        // A terminal that went away (SIGHUP: EIO) or a reader that left (EPIPE) must not turn a log
+        // line into a failure of the run, nor stop the cleanup after a signal: the line is dropped.
+        if (code !== 'EIO' && code !== 'EPIPE') throw error;
+        return;
+      }
     }
   },
 };

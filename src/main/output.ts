@@ -3,9 +3,10 @@ import type { CommandResult } from './commands/command.js';
 /**
  * The one renderer of command results: `--json` prints `result.data` as a single JSON document,
  * otherwise (or when the command chose its format itself: `ownFormat`) the command's own text. Both end with exactly one newline.
+ * No `data` (a command that failed before it had anything to show): nothing.
  */
 export function renderResult(result: CommandResult, json: boolean): string {
-  const body = json && !result.ownFormat ? JSON.stringify(result.data, null, 2) : result.text();
+  const body = json && !result.ownFormat ? (result.data === undefined ? '' : JSON.stringify(result.data, null, 2)) : result.text();
   if (body === '') return '';
   return body.endsWith('\n') ? body : `${body}\n`;
 }

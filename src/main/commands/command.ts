@@ -79,6 +79,8 @@ export interface CommandResult {
    * the output is printed, then the error is written as any other and gives the exit code.
    */
   error?: unknown;
+  /** The database {@link error} concerns (a run on one database): its log record names it (`db_name`, `db_type`). */
+  errorDatabase?: { name: string; type: string };
 }
 
 export interface CommandDescriptor {

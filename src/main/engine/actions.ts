@@ -58,7 +58,19 @@ async function targets(ctx: CommandContext, options: OptionValues, allowAll: boo
  * database (no `--all`) the error it failed with, written after the output.
  */
 function runsResult<T>(runs: DatabaseRun<T>[], all: boolean, json: (runs: DatabaseRun<T>[]) => unknown, text: (runs: DatabaseRun<T>[], all: boolean) => string): CommandResult {
-  return { data: json(runs), text: () => text(runs, all), exitCode: exitCodeOf(runs), error: failureToRaise(runs, all) };
+  const error = failureToRaise(runs, all);
+  const failed = runs.find((r) => r.status === 'failed' && r.error === error);
+  return { data: json(runs), text: () => text(runs, all), exitCode: exitCodeOf(runs), error, ...(failed ? failedOn(failed.entry) : {}) };
+}
+
+/** The database a failed command ran on, for the error's log record. */
+function failedOn(entry: DatabaseEntry): Pick<CommandResult, 'errorDatabase'> {
+  return { errorDatabase: { name: entry.name, type: entry.type } };
+}
+
+/** A command on one database that failed before it had anything to show: no output, then the error. */
+function failedResult(run: DatabaseRun<unknown> & { status: 'failed' }): CommandResult {
+  return { data: undefined, text: () => '', error: run.error, ...failedOn(run.entry) };
 }
 
 async function runEach<T>(ctx: CommandContext, entries: DatabaseEntry[], all: boolean, fn: (entry: DatabaseEntry) => Promise<T>): Promise<DatabaseRun<T>[]> {
@@ -144,7 +156,8 @@ export async function historyAction(ctx: CommandContext, input: CommandInput): P
 export async function lockStatusAction(ctx: CommandContext, input: CommandInput): Promise<CommandResult> {
   const { config, entries } = await targets(ctx, input.options, false);
   const [run] = await runEach(ctx, entries, false, (entry) => engine.lockStatus(entry, { root: config.root, log: ctx.log }));
-  if (run.status !== 'ok') throw run.status === 'failed' ? run.error : new MtoolError('MTOOL_INTERNAL', 'lock-status was skipped');
+  if (run.status === 'failed') return failedResult(run);
+  if (run.status !== 'ok') throw new MtoolError('MTOOL_INTERNAL', 'lock-status was skipped');
   return { data: render.lockStatusJson(run.value), text: () => render.lockStatusText(run.value) };
 }
 
@@ -152,6 +165,7 @@ export async function lockStatusAction(ctx: CommandContext, input: CommandInput)
 export async function unlockAction(ctx: CommandContext, input: CommandInput): Promise<CommandResult> {
   const { config, entries } = await targets(ctx, input.options, false);
   const [run] = await runEach(ctx, entries, false, (entry) => engine.unlock(entry, { root: config.root, log: ctx.log }));
-  if (run.status !== 'ok') throw run.status === 'failed' ? run.error : new MtoolError('MTOOL_INTERNAL', 'unlock was skipped');
+  if (run.status === 'failed') return failedResult(run);
+  if (run.status !== 'ok') throw new MtoolError('MTOOL_INTERNAL', 'unlock was skipped');
   return { data: render.unlockJson(run.value), text: () => render.unlockText(run.value) };
 }

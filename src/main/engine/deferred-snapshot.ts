@@ -9,6 +9,7 @@ import type { SchemaReader } from '../snapshot/schema-window.js';
 import type { SnapshotWriter } from '../snapshot/snapshot-writer.js';
 import type { DatabaseCode } from './ddl-targets.js';
 import { formatMs } from './format-ms.js';
+import { tracedConnection } from './traced-connection.js';
 import type { AfterBatchEvent, AfterCommitEvent, BeforeTailEvent, EngineHooks, HookContext } from './hooks.js';
 import { loadSnapshotModules, migrationId, round, schemaReader, type SnapshotModules } from './snapshot-modules.js';
 
@@ -120,7 +121,7 @@ export function deferredSnapshots(options: DeferredSnapshotOptions): Required<Pi
   const secondConnection = async (event: BeforeTailEvent, log: Logger, snapshot: boolean): Promise<Connection | undefined> => {
     let conn: Connection | undefined;
     try {
-      conn = await event.dialect.connect({ ...event.connectOptions, second: 'spare' });
+      conn = tracedConnection(await event.dialect.connect({ ...event.connectOptions, second: 'spare' }), log);
       if (snapshot) await conn.beginSnapshot!();
       return conn;
     } catch (error) {

@@ -7,6 +7,8 @@ import { formatMs } from './format-ms.js';
  * Wrap a connection so that, at log level trace, every statement it runs (migration SQL,
  * tracking rows, the lock, BEGIN/COMMIT) is logged as `SQL (<duration>): <statement>`
  * (spec: Log records). Returns the connection itself when trace is off, so normal runs pay nothing.
+ * Every connection a migrate, rollback or downgrade opens goes through here, second ones too
+ * (the schema read ahead of the last migrations, the lock released from another session).
  */
 export function tracedConnection(conn: Connection, log: Logger): Connection {
   if (!log.isEnabled('trace')) return conn;
@@ -28,6 +30,7 @@ export function tracedConnection(conn: Connection, log: Logger): Connection {
     begin: () => run('BEGIN', () => conn.begin()),
     commit: () => run('COMMIT', () => conn.commit()),
     rollback: () => run('ROLLBACK', () => conn.rollback()),
+    ...(conn.beginSnapshot ? { beginSnapshot: () => run('BEGIN (read-only snapshot)', () => conn.beginSnapshot!()) } : {}),
     ...(conn.exec ? { exec: (sql: string) => run(sql, () => conn.exec!(sql)) } : {}),
     ...(conn.sessionReset !== undefined ? { sessionReset: conn.sessionReset } : {}),
     ...(conn.queryMany ? { queryMany: (statements: readonly string[]) => run(statements.join(';\n'), () => conn.queryMany!(statements)) } : {}),
