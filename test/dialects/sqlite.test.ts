@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { busyHint } from '../../src/dialects/sqlite/file-hints.js';
 import { sqliteFile } from '../../src/dialects/sqlite/driver.js';
 import { sqliteQuoting } from '../../src/dialects/sqlite/quoting.js';
 import { connectTo } from '../support/databases.js';
@@ -73,7 +74,7 @@ describe('sqlite', () => {
       const error = await b.query('BEGIN IMMEDIATE').catch((e: unknown) => e);
       expect(Date.now() - started).toBeGreaterThanOrEqual(250);
       expect(error).toMatchObject({ code: 'MTOOL_DATABASE' });
-      expect((error as Error).message).toBe('sqlite (app): database is locked');
+      expect((error as Error).message).toBe(`sqlite (app): database is locked; ${busyHint(join(root, 'locked.db'), 300)}`);
     } finally {
       await a.close();
       await b.close();

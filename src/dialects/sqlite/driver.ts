@@ -5,6 +5,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { MtoolError } from '../../errors.js';
 import { parseConnectionUrl } from '../../net/connection-url.js';
 import { wrapDriverError, type ErrorContext } from '../driver-error.js';
+import { busyHint, isBusy, isUnwritable, unwritableHint } from './file-hints.js';
 import { importDriver } from '../import-driver.js';
 import { mtoolPackage } from '../../version.js';
 import type { ConnectOptions, Connection, QueryResult, Row } from '../types.js';
@@ -68,8 +69,8 @@ export async function connectSqlite(options: ConnectOptions): Promise<Connection
   // database behind and show every migration pending as if that were the real one).
   const absent = options.readOnly === true && file !== ':memory:' && !existsSync(file);
   let db: BetterSqlite3.Database | undefined;
+  const timeout = url.sqlite?.timeout === undefined ? DEFAULT_TIMEOUT_MS : Math.round(url.sqlite.timeout * 1000);
   try {
-    const timeout = url.sqlite?.timeout === undefined ? DEFAULT_TIMEOUT_MS : Math.round(url.sqlite.timeout * 1000);
     // An addon object is accepted as well as a path; the package's types name only the path.
     db = new Database(absent ? ':memory:' : file, { timeout, nativeBinding: nativeBinding as string });
     db.defaultSafeIntegers(true);
@@ -80,9 +81,11 @@ export async function connectSqlite(options: ConnectOptions): Promise<Connection
     if (db.pragma('journal_mode', { simple: true }) === 'delete') db.pragma('journal_mode = TRUNCATE');
   } catch (e) {
     db?.close();
+    // Reading the journal mode waits for a writer that keeps readers out: the file opened fine.
+    if (isBusy(e)) throw wrapDriverError('MTOOL_DATABASE', ctx, e, busyHint(file, timeout));
     throw wrapDriverError('MTOOL_CONNECTION', ctx, e, `cannot open '${file}': check that its folder exists and is writable, and that the file is a SQLite database`);
   }
-  return new SqliteConnection(db, ctx, absent ? file : undefined);
+  return new SqliteConnection(db, ctx, busyHint(file, timeout), absent ? file : undefined);
 }
 
 class SqliteConnection implements Connection {
@@ -93,10 +96,13 @@ class SqliteConnection implements Connection {
   readonly absentFile: string | undefined;
   #db: BetterSqlite3.Database | undefined;
   readonly #ctx: ErrorContext;
+  /** Appended to "database is locked" ({@link busyHint}). */
+  readonly #busyHint: string;
 
-  constructor(db: BetterSqlite3.Database, ctx: ErrorContext, absentFile?: string) {
+  constructor(db: BetterSqlite3.Database, ctx: ErrorContext, busy: string, absentFile?: string) {
     this.#db = db;
     this.#ctx = ctx;
+    this.#busyHint = busy;
     this.databaseName = ctx.databaseName;
     this.absentFile = absentFile;
   }
@@ -114,7 +120,7 @@ class SqliteConnection implements Connection {
       const info = statement.run();
       return { rows: [], rowCount: Number(info.changes) };
     } catch (e) {
-      throw wrapDriverError('MTOOL_DATABASE', this.#ctx, e);
+      throw this.#error(e, sql);
     }
   }
 
@@ -123,7 +129,7 @@ class SqliteConnection implements Connection {
     try {
       db.exec(sql);
     } catch (e) {
-      throw wrapDriverError('MTOOL_DATABASE', this.#ctx, e);
+      throw this.#error(e, sql);
     }
   }
 
@@ -138,7 +144,7 @@ class SqliteConnection implements Connection {
       }
       return rows;
     } catch (e) {
-      throw wrapDriverError('MTOOL_DATABASE', this.#ctx, e);
+      throw this.#error(e, sql);
     }
   }
 
@@ -163,6 +169,13 @@ class SqliteConnection implements Connection {
     const db = this.#db;
     this.#db = undefined;
     db?.close();
+  }
+
+  #error(e: unknown, sql: string): Error {
+    // ATTACH and VACUUM INTO open a file of their own: its problem is not the database file's.
+    const ownFile = !/^\s*(ATTACH|VACUUM)\b/i.test(sql);
+    const hint = isBusy(e) ? this.#busyHint : ownFile && isUnwritable(e) ? unwritableHint(this.file) : undefined;
+    return wrapDriverError('MTOOL_DATABASE', this.#ctx, e, hint);
   }
 
   #open(): BetterSqlite3.Database {

@@ -184,9 +184,10 @@ export async function withLock<T>(session: DatabaseSession, command: string, run
   } finally {
     try {
       if (session.lock.held) {
-        await releaseOnce(session, run, holder);
+        const ours = await releaseOnce(session, run, holder);
         if (saidActive) session.log.warn('the interrupted statement ended after all: the migration lock was released, no `mtool unlock` needed');
         else session.log.debug('lock released');
+        if (!ours) session.log.warn(unlockedMeanwhile(session.entry.name));
       }
     } catch (error) {
       const message = `could not release the migration lock of '${session.entry.name}': run \`mtool unlock --database ${session.entry.name}\``;
@@ -214,20 +215,30 @@ export async function withLock<T>(session: DatabaseSession, command: string, run
  * ended if it still runs, and the committed lock row is removed from a new connection instead of
  * being left ACTIVE for `mtool unlock`.
  */
-async function releaseOnce(session: DatabaseSession, run: EngineRunContext | undefined, holder: LockHolder): Promise<void> {
+async function releaseOnce(session: DatabaseSession, run: EngineRunContext | undefined, holder: LockHolder): Promise<boolean> {
   try {
-    await session.lock.release();
+    return await session.lock.release();
   } catch (error) {
     if (isConnectionError(error) && session.lock.held && !session.lock.tentative) {
       // The server may not know yet and go on with what it was sent: end that session first, so
       // nothing of this run still runs once another may take the lock.
       await session.conn.terminate?.();
       await releaseFromSecondConnection(session, holder, 'the connection was lost: lock released from a new connection');
-      return;
+      return true;
     }
     if (!run?.signal.aborted || !session.lock.held) throw error;
+    // The first DELETE may have run before its answer was lost: no row now proves no unlock.
     await session.lock.release();
+    return true;
   }
+}
+
+/** The run's lock row was gone at its end: `mtool unlock` released it while the run held it. */
+function unlockedMeanwhile(database: string): string {
+  return (
+    `the migration lock of '${database}' had been released by someone else (\`mtool unlock\`) while this run held it: ` +
+    `another run may have migrated '${database}' at the same time; check \`mtool status --database ${database}\` and \`mtool history --database ${database}\``
+  );
 }
 
 /**
@@ -252,7 +263,7 @@ function reportUnstoppable(session: DatabaseSession, error: unknown): boolean {
 }
 
 async function releaseFromSecondConnection(session: DatabaseSession, holder: LockHolder, warning: string): Promise<void> {
-  const other = await session.dialect.connect({ ...session.connectOptions, second: 'urgent' });
+  const other = tracedConnection(await session.dialect.connect({ ...session.connectOptions, second: 'urgent' }), session.log);
   try {
     await releaseLock(other, session.dialect, session.store, holder);
     session.lock.forget();

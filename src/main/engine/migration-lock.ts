@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import type { Connection, Dialect, Row } from '../../dialects/types.js';
 import { LockError } from '../../errors.js';
 import { holderAdvice, inspectHolder, runningHolderWarning } from './holder-process.js';
+import { lockLayoutError } from './lock-table-layout.js';
 import { LOCK_TABLE, toIsoUtc, type TrackingStore } from './tracking-store.js';
 import type { LockHolder } from './types.js';
 
@@ -141,9 +142,20 @@ export class MigrationLock {
   async #insertRow(holder: LockHolder): Promise<void> {
     const q = this.#dialect.quote;
     const sql = this.#store.tracking;
-    await this.#conn.query(
-      `INSERT INTO ${q.ident(LOCK_TABLE)} (id, locked_at, host, pid, command, token) VALUES (1, ${sql.timestamp(q, new Date(holder.lockedAt))}, ${q.literal(holder.host)}, ${q.literal(holder.pid)}, ${q.literal(holder.command)}, ${q.literal(holder.token)})`,
+    await this.#layoutChecked(() =>
+      this.#conn.query(
+        `INSERT INTO ${q.ident(LOCK_TABLE)} (id, locked_at, host, pid, command, token) VALUES (1, ${sql.timestamp(q, new Date(holder.lockedAt))}, ${q.literal(holder.host)}, ${q.literal(holder.pid)}, ${q.literal(holder.command)}, ${q.literal(holder.token)})`,
+      ),
     );
+  }
+
+  /** Run a statement on the lock table; failing, a table of a foreign layout is named as such ({@link lockLayoutError}). */
+  async #layoutChecked<T>(statement: () => Promise<T>): Promise<T> {
+    try {
+      return await statement();
+    } catch (error) {
+      throw await lockLayoutError(this.#conn, this.#dialect, this.#store.tracking.writeMode, error);
+    }
   }
 
   /**
@@ -168,17 +180,20 @@ export class MigrationLock {
    * Release the lock this process holds (no-op when not held). Only ever removes our own row; a
    * tentative acquisition (no row yet) ends with the rollback of its transaction, which must then
    * hold nothing else.
+   * @returns false when our row was already gone: someone ran `mtool unlock` while we held it.
    */
-  async release(): Promise<void> {
+  async release(): Promise<boolean> {
     const holder = this.#held;
-    if (!holder) return;
+    if (!holder) return true;
+    let ours = true;
     if (this.#tentative) {
       await this.#conn.rollback();
       this.#tentative = false;
     } else {
-      await releaseLock(this.#conn, this.#dialect, this.#store, holder);
+      ours = await releaseLock(this.#conn, this.#dialect, this.#store, holder);
     }
     this.#held = undefined;
+    return ours;
   }
 
   /** Forget the holder without touching the database (after another connection released it). */
@@ -220,25 +235,28 @@ export class MigrationLock {
   async #liveRows(): Promise<LockHolder[]> {
     const q = this.#dialect.quote;
     const columns = 'locked_at, host, pid, command, token';
-    if (this.#store.tracking.writeMode === 'append') {
-      const { rows } = await this.#conn.query(
-        `SELECT ${columns}, seq FROM (SELECT ${columns}, seq, deleted FROM ${q.ident(LOCK_TABLE)} FINAL) WHERE deleted = 0 ORDER BY seq, token`,
-      );
-      return rows.map(toHolder);
-    }
-    const { rows } = await this.#conn.query(`SELECT ${columns} FROM ${q.ident(LOCK_TABLE)}`);
+    const sql =
+      this.#store.tracking.writeMode === 'append'
+        ? `SELECT ${columns}, seq FROM (SELECT ${columns}, seq, deleted FROM ${q.ident(LOCK_TABLE)} FINAL) WHERE deleted = 0 ORDER BY seq, token`
+        : `SELECT ${columns} FROM ${q.ident(LOCK_TABLE)}`;
+    const { rows } = await this.#layoutChecked(() => this.#conn.query(sql));
     return rows.map(toHolder);
   }
 }
 
-/** Remove one holder's row; used by {@link MigrationLock.release} and by signal cleanup on a second connection. */
-export async function releaseLock(conn: Connection, dialect: Dialect, store: TrackingStore, holder: LockHolder): Promise<void> {
+/**
+ * Remove one holder's row; used by {@link MigrationLock.release} and by signal cleanup on a second connection.
+ * @returns false when the row was no longer there (removed by `mtool unlock`); append-mode tables
+ * (ClickHouse) cannot tell without another read and always say true.
+ */
+export async function releaseLock(conn: Connection, dialect: Dialect, store: TrackingStore, holder: LockHolder): Promise<boolean> {
   if (store.tracking.writeMode === 'append') {
     await appendLockRow(conn, dialect, store, holder, true);
-    return;
+    return true;
   }
   const q = dialect.quote;
-  await conn.query(`DELETE FROM ${q.ident(LOCK_TABLE)} WHERE id = 1 AND token = ${q.literal(holder.token)}`);
+  const { rowCount } = await conn.query(`DELETE FROM ${q.ident(LOCK_TABLE)} WHERE id = 1 AND token = ${q.literal(holder.token)}`);
+  return rowCount > 0;
 }
 
 async function appendLockRow(conn: Connection, dialect: Dialect, store: TrackingStore, holder: LockHolder, deleted: boolean): Promise<void> {
@@ -286,5 +304,7 @@ function lockHeldError(database: string, holder: LockHolder | undefined, cause?:
       ? `${holderAdvice(holder, database)} Then run the command again.`
       : `Another migration may be running; wait for it to finish. ` +
         `If no mtool process is running (for example it was killed), release the lock with \`mtool unlock --database ${database}\` and run the command again.`;
-  return new LockError(`database '${database}': the migration lock is ${who}. ${what}`, { database, cause });
+  // No general hint under it: the message names `mtool unlock --database` where that applies, and
+  // a bare `mtool unlock` would release the default database's lock, not this one's.
+  return new LockError(`database '${database}': the migration lock is ${who}. ${what}`, { database, cause, hint: '' });
 }
