@@ -17,6 +17,7 @@ import { ensureParsed, loadMigrations, parseAhead } from './load-migrations.js';
 import { checkMigrateTarget, checkRollbackTarget, currentVersion, fileHasVersion, planMigrate, planRollback, statusEntries, verifyApplied, type MigratePlan, type RollbackPlanOptions } from './planner.js';
 import { noteCompleted } from './partial-run.js';
 import { TrackingStore } from './tracking-store.js';
+import { tracedConnection } from './traced-connection.js';
 import type { HistoryResult, LockStatusResult, MigrationOutcome, MigrationRecord, RunResult, StatusResult, TrackedMigration, UnlockResult } from './types.js';
 
 /**
@@ -142,7 +143,7 @@ export async function migrate(entry: DatabaseEntry, ctx: EngineContext, options:
   // Parsing ahead stops once the plan says which files will run (ensureParsed does the rest).
   const ahead = { stopped: false };
   return withFilesAndSession(entry, ctx, async (session, reading) => {
-    if (options.dryRun) return dryRun(session, await reading, options, started);
+    if (options.dryRun) return dryRun(session, ctx, await reading, options, started);
     // Read and planned once, under the lock: first to tell withLock whether anything will run.
     let planned: Promise<{ records: TrackedMigration[]; plan: MigratePlan }> | undefined;
     const planOnce = () =>
@@ -236,7 +237,7 @@ async function trackedAfterFailure(session: DatabaseSession): Promise<TrackedMig
   }
   try {
     // Outside a PostgreSQL pool whose only session the lost one may still count as.
-    const other = await session.dialect.connect({ ...session.connectOptions, second: 'urgent' });
+    const other = tracedConnection(await session.dialect.connect({ ...session.connectOptions, second: 'urgent' }), session.log);
     try {
       return await new TrackingStore(other, session.dialect, session.store.tracking, session.entry.migrationTable).tracked();
     } finally {
@@ -260,7 +261,7 @@ async function runPlan(session: DatabaseSession, ctx: EngineContext, options: Mi
   const hooks = new BatchHooks(session, options.hooks, options.deferSnapshots ?? false);
   const exec = executor(session, ctx, options, hooks.committed);
   if (plan.baseline) {
-    for (const file of plan.versioned) outcomes.push(await exec.baseline(file));
+    await exec.baselineAll(plan.versioned, (outcome) => outcomes.push(outcome));
     return [];
   }
   try {
@@ -325,7 +326,7 @@ async function applyWithHooks(exec: Executor, hooks: BatchHooks, versioned: read
   }
 }
 
-async function dryRun(session: DatabaseSession, files: MigrationFile[], options: MigrateOptions, started: number): Promise<RunResult> {
+async function dryRun(session: DatabaseSession, ctx: EngineContext, files: MigrationFile[], options: MigrateOptions, started: number): Promise<RunResult> {
   const { entry } = session;
   // Read-only: the tracking table is read only when it already exists; nothing is created or locked.
   const records = (await session.store.tableExists(entry.migrationTable)) ? await session.store.tracked() : [];
@@ -333,12 +334,27 @@ async function dryRun(session: DatabaseSession, files: MigrationFile[], options:
   const plan = planMigrate(files, records, entry.name, options);
   const steps = [...plan.versioned, ...plan.repeatables.map((r) => r.file)];
   ensureParsed(steps);
+  // Which files the run would take out of a transaction, as it decides that (it runs nothing).
+  const exec = plan.baseline ? undefined : executor(session, ctx, options);
+  const outside: (string | undefined)[] = [];
+  for (const file of steps) outside.push(await exec?.upgradeOutsideTransaction(file));
   return {
     database: entry.name,
     databaseType: entry.type,
     command: 'migrate',
-    outcomes: steps.map((f) => ({ filename: f.filename, version: f.version ?? null, type: f.kind, action: plan.baseline ? 'baselined' : 'would_apply', durationMs: 0 })),
-    dryRunSql: steps.map((f) => ({ filename: f.filename, statements: plan.baseline ? [] : f.upgrade.map((s) => s.text) })),
+    outcomes: steps.map((f, i) => ({
+      filename: f.filename,
+      version: f.version ?? null,
+      type: f.kind,
+      action: plan.baseline ? 'would_baseline' : 'would_apply',
+      durationMs: 0,
+      ...(outside[i] === undefined ? {} : { outsideTransaction: true }),
+    })),
+    dryRunSql: steps.map((f, i) => ({
+      filename: f.filename,
+      statements: plan.baseline ? [] : f.upgrade.map((s) => s.text),
+      ...(outside[i] === undefined ? {} : { outsideTransaction: outside[i] }),
+    })),
     currentVersion: currentVersion(records),
     durationMs: performance.now() - started,
   };

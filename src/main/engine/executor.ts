@@ -152,6 +152,18 @@ export class Executor {
     return this.#apply(file, existing, this.#options.groupWindowMs !== undefined);
   }
 
+  /**
+   * Why a file's upgrade would run outside a transaction the database has (the warning a run logs
+   * as the file starts, without the file's name), undefined when it runs in one or the database
+   * has none: what `migrate --dry-run` says of the file. Runs nothing.
+   */
+  async upgradeOutsideTransaction(file: MigrationFile): Promise<string | undefined> {
+    const mode = await this.#transactionMode(file, file.upgrade, 'upgrade');
+    if (!mode.outside) return undefined;
+    const prefix = `${file.filename}: `;
+    return mode.warning?.startsWith(prefix) ? mode.warning.slice(prefix.length) : mode.warning;
+  }
+
   /** `mode`: the file's `#transactionMode`, when the caller has it already. */
   async #apply(file: MigrationFile, existing: TrackedMigration | undefined, grouped: boolean, mode?: TransactionMode): Promise<{ outcome: MigrationOutcome; record: MigrationRecord }> {
     let record: MigrationRecord | undefined;
@@ -431,11 +443,38 @@ export class Executor {
     await this.#commitGroup();
   }
 
-  /** Record a versioned file as applied without running it (`--baseline`). */
-  async baseline(file: MigrationFile): Promise<MigrationOutcome> {
-    await this.#store.insert(this.#recordFor(file, 0));
-    this.#log.info(`${file.filename}: baselined (recorded as applied, not executed)`);
-    return { filename: file.filename, version: file.version ?? null, type: file.kind, action: 'baselined', durationMs: 0 };
+  /**
+   * Record versioned files as applied without running them (`--baseline`): in one transaction
+   * where the database has transactions, so a baseline stopped halfway (Ctrl-C, a lost
+   * connection) records none of them; elsewhere (ClickHouse) those recorded before it stay.
+   * Ctrl-C is let in before each record (a synchronous driver never yields on its own).
+   * `onBaselined` gets each outcome as its record is written.
+   */
+  async baselineAll(files: readonly MigrationFile[], onBaselined: (outcome: MigrationOutcome) => void): Promise<void> {
+    const inTransaction = this.#dialect.capabilities.transactions;
+    const stopIfAsked = async (): Promise<void> => {
+      await yieldToEventLoop();
+      const signal = this.#options.signal;
+      if (signal?.aborted) {
+        throw interruptedError(signal, this.#database, inTransaction ? 'the baseline was rolled back: nothing was recorded' : 'the migrations baselined before it stay recorded');
+      }
+    };
+    if (inTransaction) await this.#conn.begin();
+    try {
+      for (const file of files) {
+        await stopIfAsked();
+        await this.#store.insert(this.#recordFor(file, 0));
+        this.#log.info(`${file.filename}: baselined (recorded as applied, not executed)`);
+        onBaselined({ filename: file.filename, version: file.version ?? null, type: file.kind, action: 'baselined', durationMs: 0 });
+      }
+      if (inTransaction) {
+        await stopIfAsked();
+        await this.#conn.commit();
+      }
+    } catch (error) {
+      if (inTransaction) await this.#conn.rollback().catch((rollbackError: unknown) => this.#log.debug('ROLLBACK of the baseline failed', { error: rollbackError }));
+      throw error;
+    }
   }
 
   /** Run a file's rollback statements and remove its record. */

@@ -37,6 +37,7 @@ const ACTION_WORD: Record<string, string> = {
   baselined: 'baselined',
   rolled_back: 'rolled back',
   would_apply: 'would apply',
+  would_baseline: 'would baseline',
   would_roll_back: 'would roll back',
 };
 
@@ -56,8 +57,8 @@ export function runText(runs: readonly DatabaseRun<RunResult>[], all: boolean): 
 function runLines(entry: DatabaseEntry, r: RunResult, failed: boolean): string {
   const at = r.currentVersion === null ? 'no versioned migration applied' : `at version ${r.currentVersion}`;
   if (r.dryRunSql) {
-    const head = `-- ${label(entry)}: dry run, ${r.outcomes.length} migration${r.outcomes.length === 1 ? '' : 's'} ${r.outcomes.some((o) => o.action === 'baselined') ? 'would be baselined' : 'would be applied'}; nothing was written (${at})`;
-    const sql = r.dryRunSql.map((f) => [`-- ${f.filename}`, ...f.statements.map((s) => `${s};`)].join('\n'));
+    const head = `-- ${label(entry)}: dry run, ${r.outcomes.length} migration${r.outcomes.length === 1 ? '' : 's'} ${r.outcomes.some((o) => o.action === 'would_baseline') ? 'would be baselined' : 'would be applied'}; nothing was written (${at})`;
+    const sql = r.dryRunSql.map((f) => [`-- ${f.filename}`, ...(f.outsideTransaction ? [`-- ${f.outsideTransaction}`] : []), ...f.statements.map((s) => `${s};`)].join('\n'));
     return [head, ...sql].join('\n\n');
   }
   const verb = r.command === 'migrate' ? 'applied' : 'rolled back';
@@ -88,7 +89,8 @@ export function runJson(runs: readonly DatabaseRun<RunResult>[]): unknown {
         current_version: r.currentVersion,
         duration_ms: round(r.durationMs),
         migrations: r.outcomes.map(outcomeJson),
-        ...(r.dryRunSql ? { dry_run: true, sql: r.dryRunSql } : {}),
+        // Whether a file runs outside a transaction is its migration's `outside_transaction`.
+        ...(r.dryRunSql ? { dry_run: true, sql: r.dryRunSql.map((f) => ({ filename: f.filename, statements: f.statements })) } : {}),
         error: null,
       };
     } else if (run.status === 'skipped') {

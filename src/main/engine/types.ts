@@ -37,8 +37,8 @@ export interface MigrationOutcome {
   filename: string;
   version: string | null;
   type: MigrationKind;
-  /** `applied`: executed and recorded; `baselined`: recorded without executing; `rolled_back`; `would_apply`/`would_roll_back` under `--dry-run`. */
-  action: 'applied' | 'baselined' | 'rolled_back' | 'would_apply' | 'would_roll_back';
+  /** `applied`: executed and recorded; `baselined`: recorded without executing; `rolled_back`; `would_apply`/`would_baseline`/`would_roll_back` under `--dry-run`. */
+  action: 'applied' | 'baselined' | 'rolled_back' | 'would_apply' | 'would_baseline' | 'would_roll_back';
   durationMs: number;
   /** The file ran outside a transaction (directive or detected statement). */
   outsideTransaction?: boolean;
@@ -50,8 +50,8 @@ export interface RunResult {
   databaseType: DatabaseType;
   command: 'migrate' | 'rollback' | 'downgrade';
   outcomes: MigrationOutcome[];
-  /** Under `--dry-run`: the SQL that would run, file by file. */
-  dryRunSql?: { filename: string; statements: string[] }[];
+  /** Under `--dry-run`: the SQL that would run, file by file, and why a file would run outside a transaction. */
+  dryRunSql?: { filename: string; statements: string[]; outsideTransaction?: string }[];
   /** Highest applied version after the run, null when none. */
   currentVersion: string | null;
   durationMs: number;
