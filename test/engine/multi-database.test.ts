@@ -56,6 +56,25 @@ describe.skipIf(!(await targetReachable(pg)))('migrate --all over several databa
     expect(status.data.databases.pgdb).toMatchObject({ status: 'ok', applied_migrations: 1, pending_migrations: 0 });
   });
 
+  it('--dry-run --all prints SQL a client can take: the skipped line and the summary are comments', async () => {
+    const fresh = await TestProject.create([
+      { name: 'main', type: 'sqlite', url: `sqlite:///${join(dir, 'dry.db')}` },
+      { name: 'optional', type: 'postgresql', url: 'postgresql://postgres@127.0.0.1:1/nothing?connect_timeout=2', skipIfMissing: true },
+    ]);
+    try {
+      await fresh.write('main__0001_t.sql', migration(['CREATE TABLE t (id integer primary key)'], ['DROP TABLE t']), 'main');
+      const result = await fresh.run(['migrate', '--all', '--dry-run']);
+      expect(result.code, explain(result)).toBe(3);
+      expect(result.stdout).toContain('-- optional (postgresql): skipped: optional database unreachable (skipIfMissing)');
+      expect(result.stdout).toContain('-- 2 databases: 1 ok, 1 skipped (optional), 0 failed');
+      // Every line is a comment, a blank line or the migration's SQL.
+      const lines = result.stdout.split('\n').filter((line) => line !== '' && !line.startsWith('-- '));
+      expect(lines).toEqual(['CREATE TABLE t (id integer primary key);']);
+    } finally {
+      await fresh.dispose();
+    }
+  });
+
   it('--disable-skip makes the unreachable optional database fail (exit 1)', async () => {
     const result = await project.run(['--disable-skip', 'migrate', '--all']);
     expect(result.code, explain(result)).toBe(1);

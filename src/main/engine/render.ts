@@ -43,14 +43,17 @@ const ACTION_WORD: Record<string, string> = {
 
 /** Text of migrate / rollback / downgrade results, one block per database. */
 export function runText(runs: readonly DatabaseRun<RunResult>[], all: boolean): string {
+  // A dry run prints SQL to pipe into a client: its other lines (failures, the summary) are comments.
+  const dry = runs.some((run) => run.status === 'ok' && run.value.dryRunSql !== undefined);
+  const note = (text: string) => (dry && text !== '' ? text.replace(/^/gm, '-- ') : text);
   const blocks = runs.map((run) => {
     if (run.status !== 'ok') {
       const done = run.status === 'failed' ? completedBefore(run.error) : undefined;
-      return [failureLines(run, all), ...(done ? [runLines(run.entry, done, true)] : [])].filter((b) => b !== '').join('\n');
+      return [note(failureLines(run, all)), ...(done ? [runLines(run.entry, done, true)] : [])].filter((b) => b !== '').join('\n');
     }
     return runLines(run.entry, run.value, false);
   });
-  return withSummary(runs, blocks, all);
+  return all ? [...blocks.filter((b) => b !== ''), note(summaryLine(runs))].join('\n\n') : withSummary(runs, blocks, false);
 }
 
 /** A run's block: what it did on one database (`failed`: before the failure it stopped at). */
