@@ -67,9 +67,9 @@ function runLines(entry: DatabaseEntry, r: RunResult, failed: boolean): string {
   const verb = r.command === 'migrate' ? 'applied' : 'rolled back';
   // A failed run says where it left the database even when its first migration failed.
   if (r.outcomes.length === 0 && !failed) return `${label(entry)}: nothing to ${r.command === 'migrate' ? 'apply' : 'roll back'}, ${at}`;
-  const baselined = r.outcomes.every((o) => o.action === 'baselined');
+  const baselined = r.outcomes.length > 0 && r.outcomes.every((o) => o.action === 'baselined');
   const head = failed
-    ? `${label(entry)}: ${verb} ${r.outcomes.length} migration${r.outcomes.length === 1 ? '' : 's'} before the failure, now ${at}`
+    ? `${label(entry)}: ${baselined ? 'baselined' : verb} ${r.outcomes.length} migration${r.outcomes.length === 1 ? '' : 's'} before the failure, now ${at}`
     : `${label(entry)}: ${baselined ? 'baselined' : verb} ${r.outcomes.length} migration${r.outcomes.length === 1 ? '' : 's'} in ${formatMs(r.durationMs)}, now ${at}`;
   const width = Math.max(...r.outcomes.map((o) => o.filename.length));
   const rows = r.outcomes.map(
