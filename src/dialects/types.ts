@@ -196,9 +196,33 @@ export interface Connection {
    * ({@link SessionGuard} `renewSession`). Absent where sessions cannot be renewed.
    */
   renewSession?(): Promise<void>;
+  /**
+   * This session's id on the server (PostgreSQL: its backend's process id; MySQL and MariaDB: its
+   * thread id), as another session names it ({@link ServerSessions}). Absent where sessions have
+   * none (SQLite, ClickHouse) or before the session has one.
+   */
+  readonly serverSession?: number;
   /** Server version string, e.g. `15.19`, `10.11.19-MariaDB`, `18.16.1`. */
   serverVersion(): Promise<string>;
   close(): Promise<void>;
+}
+
+/**
+ * {@link Dialect.serverSessions}: what one server session can learn of another ({@link
+ * Connection.serverSession}), such as the session of a killed run, which the server lets go on
+ * with what the run sent until it ends or is ended.
+ */
+export interface ServerSessions {
+  /**
+   * Whether server session `id` still runs, asked on `conn` (another session, which never counts
+   * itself). A session that started less than `olderThanMs` ago (a few seconds' slack allowed)
+   * is not the one asked about: the id was reused (PostgreSQL reuses process ids; a restarted
+   * MySQL server, thread ids). Undefined when the server cannot tell (a user that may not see
+   * other users' sessions, a failing query).
+   */
+  running(conn: Connection, id: number, olderThanMs: number): Promise<boolean | undefined>;
+  /** The statement that ends server session `id`, for the user to run: `KILL 1234`, `SELECT pg_terminate_backend(1234)`. */
+  endStatement(id: number): string;
 }
 
 /** A migration statement and the parts that travel with it ({@link Connection.send}). */
@@ -436,6 +460,12 @@ export interface Dialect {
    * migration instead of being recorded as applied. Absent: a statement's work is done when it returns.
    */
   backgroundWork?: BackgroundWork;
+  /**
+   * Where a session's statements go on on the server after its client is gone (PostgreSQL, MySQL,
+   * MariaDB): whether a session still runs, and how to end it. Absent where sessions have no id
+   * ({@link Connection.serverSession}).
+   */
+  serverSessions?: ServerSessions;
   /**
    * Release what the dialect shares between connections (PostgreSQL's pools, the chdb engine
    * slot). Connections must be closed first. Safe to call when nothing was opened.

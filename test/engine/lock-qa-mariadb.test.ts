@@ -116,7 +116,7 @@ for (const target of mysqlTargets) {
       await waitFor('the migration to run', async () => (await running(target, fresh.db.url, 'SLEEP(3)')) > 0);
       const status = await project.json(['lock-status']);
       expect(status.data).toMatchObject({ database: 'app', database_type: target.type, lock_active: true, holder_running: true, holder: { pid: run.child.pid, command: 'migrate' } });
-      expect(Object.keys(status.data).sort()).toEqual(['database', 'database_type', 'held_for_ms', 'holder', 'holder_running', 'lock_active']);
+      expect(Object.keys(status.data).sort()).toEqual(['database', 'database_type', 'held_for_ms', 'holder', 'holder_running', 'holder_session_running', 'lock_active']);
       expect(Object.keys(status.data.holder).sort()).toEqual(['command', 'host', 'locked_at', 'pid']);
       // held_for: from locked_at to now, within the time this test took to ask.
       expect(status.data.held_for_ms).toBeGreaterThanOrEqual(0);
@@ -127,6 +127,9 @@ for (const target of mysqlTargets) {
       expect(unlock.code, explain(unlock)).toBe(0);
       expect(unlock.stderr).toContain(`still runs on this host: a migration ('migrate'`);
       expect(unlock.stderr).toContain(`Stop process ${run.child.pid} (or let it finish) before migrating again`);
+      // Its server session runs the migration: stopping the process would not stop it.
+      expect(status.data.holder_session_running).toBe(true);
+      expect(unlock.stderr).toMatch(/Stopping it does not stop its database session \d+ on the server, which goes on with what the run sent: end that too \(`KILL \d+`\)/);
       expect(unlock.stdout).toContain(`Migration lock on 'app' released`);
 
       // Another run takes the lock meanwhile: the first one's release must not remove it.

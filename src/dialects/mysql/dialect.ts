@@ -4,6 +4,7 @@ import { mariadbFlavour, mysqlFlavour, type MysqlFlavour } from './flavour.js';
 import { mysqlQuoting } from './quoting.js';
 import { executed } from './executable-comment.js';
 import { mysqlSessionGuard } from './session-guard.js';
+import { mysqlServerSessions } from './server-sessions.js';
 
 /** `USE db`: the statements after it (and a tracking row written unqualified) go to another database. */
 const SWITCHES_DATABASE = /^USE\b/i;
@@ -50,6 +51,7 @@ function createMysqlDialect(flavour: MysqlFlavour): Dialect {
       const text = executed(statement);
       return COMMITS_IMPLICITLY.test(text) || (MAY_COMMIT.test(text) ? 'maybe' : false);
     },
+    serverSessions: mysqlServerSessions,
     // One connection is one mysql2 connection: nothing is shared.
     dispose: async () => undefined,
     async introspect(conn: Connection, options?: IntrospectOptions): Promise<SchemaIR> {

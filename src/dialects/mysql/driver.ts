@@ -293,6 +293,12 @@ class MysqlConnection implements Connection {
     await this.query('ROLLBACK');
   }
 
+  /** The session's thread id (`CONNECTION_ID()`, the processlist's `ID`). */
+  get serverSession(): number | undefined {
+    const id = this.#connection?.threadId;
+    return id ? Number(id) : undefined;
+  }
+
   async cancel(): Promise<void> {
     await this.#fromOutside((other, id) => other.query(`KILL QUERY ${id}`));
   }

@@ -3,6 +3,7 @@ import type { Capabilities, Connection, ConnectOptions, Dialect, IntrospectOptio
 import { parseVersionNumbers } from '../server-version.js';
 import { postgresQuoting } from './quoting.js';
 import { postgresSessionGuard } from './session-guard.js';
+import { postgresServerSessions } from './server-sessions.js';
 
 /** PostgreSQL: transactional DDL, savepoints, `CREATE INDEX CONCURRENTLY`, schemas, named enums. */
 const postgresCapabilities: Capabilities = {
@@ -69,6 +70,7 @@ export const postgresDialect: Dialect = {
     SWITCHES_SCHEMA.test(text) ? 'schema' : SWITCHES_ROLE.test(text) ? 'role' : SWITCHES_REPLICATION_ROLE.test(text) ? 'foreign-keys' : undefined,
   sessionGuard: postgresSessionGuard,
   failureHint: concurrentIndexHint,
+  serverSessions: postgresServerSessions,
   async dispose(): Promise<void> {
     // No connection was ever made: there are no pools, and no reason to load the driver module.
     if (driver) await (await driver).endPostgresPools();

@@ -513,6 +513,12 @@ class PostgresConnection implements Connection {
     await this.query('ROLLBACK');
   }
 
+  /** The session's backend process id (pg_stat_activity's `pid`). */
+  get serverSession(): number | undefined {
+    const pid = (this.#client as { processID?: number | null } | undefined)?.processID;
+    return pid ? Number(pid) : undefined;
+  }
+
   async cancel(): Promise<void> {
     await this.#fromOutside((other, pid) => other.query(`SELECT pg_cancel_backend(${pid})`));
   }
@@ -529,11 +535,11 @@ class PostgresConnection implements Connection {
    * pool_size=1 holds only this one). Nothing to do before the session has a process.
    */
   async #fromOutside(act: (other: PoolClient, pid: number) => Promise<unknown>): Promise<void> {
-    const pid = (this.#client as { processID?: number | null } | undefined)?.processID;
+    const pid = this.serverSession;
     if (!pid) return;
     const other = await this.#pooled.outside();
     try {
-      await act(other, Number(pid));
+      await act(other, pid);
     } finally {
       other.release();
     }

@@ -11,6 +11,7 @@ import { explainChecksumDrift } from './checksum-drift.js';
 import { Executor } from './executor.js';
 import { checkStatementSizes } from './statement-size.js';
 import { holderAdvice, holderRunning } from './holder-process.js';
+import { lookAtHolderSession } from './holder-session.js';
 import { BatchHooks } from './batch-hooks.js';
 import type { AppliedMigration, EngineHooks } from './hooks.js';
 import { ensureParsed, loadMigrations, parseAhead } from './load-migrations.js';
@@ -466,6 +467,8 @@ export async function history(entry: DatabaseEntry, ctx: EngineContext): Promise
 export async function lockStatus(entry: DatabaseEntry, ctx: EngineContext): Promise<LockStatusResult> {
   return withSession(entry, ctx.root, ctx.log, async (session) => {
     const holder = await session.lock.current();
+    // Its server session, asked from this one: a killed run's session goes on with what it sent.
+    const serverSession = holder ? await lookAtHolderSession(session.conn, session.dialect, holder) : undefined;
     return {
       database: entry.name,
       databaseType: entry.type,
@@ -473,7 +476,8 @@ export async function lockStatus(entry: DatabaseEntry, ctx: EngineContext): Prom
       holder,
       heldForMs: holder ? Math.max(0, Date.now() - Date.parse(holder.lockedAt)) : null,
       holderRunning: holder ? (holderRunning(holder) ?? null) : null,
-      advice: holder ? holderAdvice(holder, entry.name) : null,
+      holderSessionRunning: serverSession?.running ?? null,
+      advice: holder ? holderAdvice(holder, entry.name, serverSession) : null,
     };
   }, { readOnly: true });
 }

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { processExists } from '../../process-exists.js';
 import { scrubLogText } from '../log.js';
+import { sessionRunsTooAdvice, sessionStillRunsAdvice, type HolderSession } from './holder-session.js';
 import type { LockHolder } from './types.js';
 
 /**
@@ -138,39 +139,59 @@ export function holderRunning(holder: LockHolder): boolean | undefined {
   return state === 'elsewhere' ? undefined : state === 'running';
 }
 
-/** What to do about a lock held by `holder` on `database`, from what this host sees of its process. */
-export function holderAdvice(holder: LockHolder, database: string): string {
+/**
+ * What to do about a lock held by `holder` on `database`, from what this host sees of its process
+ * and, where the server tells, of its server session (`session`).
+ */
+export function holderAdvice(holder: LockHolder, database: string, session?: HolderSession): string {
   const found = inspectHolder(holder);
   const unlock = `\`mtool unlock --database ${database}\``;
   const killed = 'the holder was killed or crashed (unless it ran in a container of its own under this host name)';
+  const sessionRuns = session?.running === true ? session : undefined;
+  const release = sessionRuns ? sessionStillRunsAdvice(sessionRuns, unlock) : `Release the lock with ${unlock}.`;
+  const too = sessionRuns ? ` ${sessionRunsTooAdvice(sessionRuns)}` : '';
   switch (found.state) {
     case 'gone':
-      return `No process ${holder.pid} runs on this host: ${killed}. Release the lock with ${unlock}.`;
+      return `No process ${holder.pid} runs on this host: ${killed}. ${release}`;
     case 'pid-reused':
-      return `Process ${holder.pid} on this host is not the holder but another process with the same pid (${found.notHolderBecause}): ${killed}. Release the lock with ${unlock}.`;
+      return `Process ${holder.pid} on this host is not the holder but another process with the same pid (${found.notHolderBecause}): ${killed}. ${release}`;
     case 'running':
-      return found.verified
-        ? `Process ${holder.pid} still runs on this host: a migration is most likely in progress on '${database}'; wait for it to finish. It is ${describeProcess(found)}; ${unlock} is for a lock whose holder is gone.`
-        : `A process with pid ${holder.pid} runs on this host; this system cannot tell whether it is the holder or a later process that got the same pid. If it is an mtool process, a migration is in progress on '${database}': wait for it to finish; if not, release the lock with ${unlock}.`;
+      return (
+        (found.verified
+          ? `Process ${holder.pid} still runs on this host: a migration is most likely in progress on '${database}'; wait for it to finish. It is ${describeProcess(found)}; ${unlock} is for a lock whose holder is gone.`
+          : `A process with pid ${holder.pid} runs on this host; this system cannot tell whether it is the holder or a later process that got the same pid. If it is an mtool process, a migration is in progress on '${database}': wait for it to finish; if not, release the lock with ${unlock}.`) + too
+      );
     case 'elsewhere':
+      if (sessionRuns) return `A migration of host '${holder.host}' may still be in progress on '${database}'. ${release}`;
+      if (session?.running === false) {
+        return `Its database session ${session.id} no longer runs on the server, so nothing of that run executes there: unless its mtool process on host '${holder.host}' still runs, the holder was killed or crashed. Release the lock with ${unlock}.`;
+      }
       return `Warning: another mtool process may be running a migration on '${database}'. If none is (for example it was killed), release the lock with ${unlock}.`;
   }
 }
 
 /**
  * The warning `mtool unlock` prints before it releases a lock whose holder still runs on this
- * host; undefined when it does not (gone, pid reused, another host).
+ * host, or whose server session still runs (`session`); undefined when neither does.
  */
-export function runningHolderWarning(holder: LockHolder, database: string): string | undefined {
+export function runningHolderWarning(holder: LockHolder, database: string, session?: HolderSession): string | undefined {
   const found = inspectHolder(holder);
-  if (found.state !== 'running') return undefined;
+  const sessionRuns = session?.running === true ? session : undefined;
+  const risk = `a migration ('${holder.command}', locked since ${holder.lockedAt}) may still be in progress. A migrate started now runs beside it, and two at once can corrupt the tracking table.`;
+  if (found.state !== 'running') {
+    if (!sessionRuns) return undefined;
+    return (
+      `releasing the migration lock on '${database}' although its database session ${sessionRuns.id} still runs on the server (it goes on with what the run sent even after the run was killed): ${risk} ` +
+      `End session ${sessionRuns.id} (\`${sessionRuns.endStatement}\`) or wait until it ends before migrating again.`
+    );
+  }
   const who = found.verified
     ? `its holder, process ${holder.pid} (${describeProcess(found)}), still runs on this host`
     : `a process with the holder's pid ${holder.pid} runs on this host (this system cannot tell whether it is the holder)`;
-  return (
-    `releasing the migration lock on '${database}' although ${who}: a migration ('${holder.command}', locked since ${holder.lockedAt}) may still be in progress. ` +
-    `A migrate started now runs beside it, and two at once can corrupt the tracking table. Stop process ${holder.pid} (or let it finish) before migrating again.`
-  );
+  const alsoSession = sessionRuns
+    ? ` Stopping it does not stop its database session ${sessionRuns.id} on the server, which goes on with what the run sent: end that too (\`${sessionRuns.endStatement}\`), or wait until it ends.`
+    : '';
+  return `releasing the migration lock on '${database}' although ${who}: ${risk} Stop process ${holder.pid} (or let it finish) before migrating again.${alsoSession}`;
 }
 
 /** `'node …/bin.js migrate', running since 2026-…`. */

@@ -1,8 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Connection, Dialect, Row } from '../../dialects/types.js';
 import { LockError } from '../../errors.js';
 import { holderAdvice, inspectHolder, runningHolderWarning } from './holder-process.js';
+import { lookAtHolderSession, sessionRunsTooAdvice, type HolderSession } from './holder-session.js';
+import { newLockToken, tokenServerSession } from './lock-token.js';
 import { lockLayoutError } from './lock-table-layout.js';
 import { LOCK_TABLE, toIsoUtc, type TrackingStore } from './tracking-store.js';
 import type { LockHolder } from './types.js';
@@ -58,7 +59,9 @@ export class MigrationLock {
       pid: process.pid,
       command: command.slice(0, 255),
       lockedAt: new Date().toISOString(),
-      token: randomBytes(16).toString('hex'),
+      // With the server session that will run the migrations: lock-status and the lock error say
+      // whether it still runs after this process is gone.
+      token: newLockToken(this.#conn.serverSession),
     };
     const sql = this.#store.tracking;
     if (sql.writeMode === 'append') {
@@ -70,7 +73,7 @@ export class MigrationLock {
         // every seq before it) wins.
         await new Promise((resolve) => setTimeout(resolve, APPEND_SETTLE_MS));
         const first = (await this.#liveRows())[0];
-        if (first && first.token !== holder.token) throw lockHeldError(this.#conn.databaseName, first);
+        if (first && first.token !== holder.token) throw await this.#heldError(first);
       } catch (error) {
         // Our row must not outlive a failed acquisition: release() knows nothing of it. Best
         // effort: the error that brought us here is the one to report.
@@ -95,7 +98,7 @@ export class MigrationLock {
       }
       if (current) {
         await this.#conn.rollback().catch(() => undefined);
-        throw lockHeldError(this.#conn.databaseName, current);
+        throw await this.#heldError(current);
       }
       this.#tentative = true;
     } else {
@@ -115,7 +118,13 @@ export class MigrationLock {
   /** @throws LockError when a committed lock row is there. */
   async #failIfHeld(): Promise<void> {
     const current = (await this.#liveRows())[0];
-    if (current) throw lockHeldError(this.#conn.databaseName, current);
+    if (current) throw await this.#heldError(current);
+  }
+
+  /** The lock error naming `holder`, with what the server tells of its session. */
+  async #heldError(holder: LockHolder | undefined, cause?: unknown): Promise<LockError> {
+    const session = holder ? await lookAtHolderSession(this.#conn, this.#dialect, holder) : undefined;
+    return lockHeldError(this.#conn.databaseName, holder, cause, session);
   }
 
   /**
@@ -136,7 +145,7 @@ export class MigrationLock {
    */
   async #explained(error: unknown, held: boolean): Promise<unknown> {
     const current = (await this.#liveRows().catch(() => []))[0];
-    return current || held ? lockHeldError(this.#conn.databaseName, current, error) : error;
+    return current || held ? await this.#heldError(current, error) : error;
   }
 
   async #insertRow(holder: LockHolder): Promise<void> {
@@ -217,7 +226,8 @@ export class MigrationLock {
     const live = await this.#liveRows();
     if (live.length === 0) return null;
     for (const holder of live) {
-      const warning = runningHolderWarning(holder, this.#conn.databaseName);
+      const session = await lookAtHolderSession(this.#conn, this.#dialect, holder);
+      const warning = runningHolderWarning(holder, this.#conn.databaseName, session);
       if (warning !== undefined) warn?.(warning);
     }
     if (this.#store.tracking.writeMode === 'append') {
@@ -269,12 +279,15 @@ async function appendLockRow(conn: Connection, dialect: Dialect, store: Tracking
 }
 
 function toHolder(row: Row): LockHolder {
+  const token = String(row.token ?? '');
+  const serverSession = tokenServerSession(token);
   return {
     host: String(row.host ?? ''),
     pid: Number(row.pid ?? 0),
     command: String(row.command ?? ''),
     lockedAt: toIsoUtc(row.locked_at),
-    token: String(row.token ?? ''),
+    token,
+    ...(serverSession !== undefined ? { serverSession } : {}),
   };
 }
 
@@ -295,15 +308,18 @@ export function describeHolder(holder: LockHolder, now = Date.now()): string {
   return `host '${holder.host}', pid ${holder.pid}, command '${holder.command}', since ${holder.lockedAt} (${age} ago)`;
 }
 
-function lockHeldError(database: string, holder: LockHolder | undefined, cause?: unknown): LockError {
+function lockHeldError(database: string, holder: LockHolder | undefined, cause?: unknown, session?: HolderSession): LockError {
   const who = holder ? `held by ${describeHolder(holder)}` : 'held (the holder row was removed while checking)';
   const state = holder ? inspectHolder(holder).state : undefined;
-  // A holder known to be gone gets the advice of lock-status; else the spec's "may be running".
+  const sessionRuns = session?.running === true;
+  // A holder known to be gone, or whose server session still runs while its process is not seen
+  // running here, gets the advice of lock-status; else the spec's "may be running".
   const what =
-    holder && (state === 'gone' || state === 'pid-reused')
-      ? `${holderAdvice(holder, database)} Then run the command again.`
+    holder && (state === 'gone' || state === 'pid-reused' || (sessionRuns && state === 'elsewhere'))
+      ? `${holderAdvice(holder, database, session)} Then run the command again.`
       : `Another migration may be running; wait for it to finish. ` +
-        `If no mtool process is running (for example it was killed), release the lock with \`mtool unlock --database ${database}\` and run the command again.`;
+        `If no mtool process is running (for example it was killed), release the lock with \`mtool unlock --database ${database}\` and run the command again.` +
+        (session?.running === true ? ` ${sessionRunsTooAdvice(session)}` : '');
   // No general hint under it: the message names `mtool unlock --database` where that applies, and
   // a bare `mtool unlock` would release the default database's lock, not this one's.
   return new LockError(`database '${database}': the migration lock is ${who}. ${what}`, { database, cause, hint: '' });

@@ -231,6 +231,7 @@ export function lockStatusJson(r: LockStatusResult): unknown {
     holder: r.holder ? { host: r.holder.host, pid: r.holder.pid, command: r.holder.command, locked_at: r.holder.lockedAt } : null,
     held_for_ms: r.heldForMs,
     holder_running: r.holderRunning,
+    holder_session_running: r.holderSessionRunning,
   };
 }
 

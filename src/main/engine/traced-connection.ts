@@ -35,6 +35,7 @@ export function tracedConnection(conn: Connection, log: Logger): Connection {
     ...(conn.sessionReset !== undefined ? { sessionReset: conn.sessionReset } : {}),
     ...(conn.queryMany ? { queryMany: (statements: readonly string[]) => run(statements.join(';\n'), () => conn.queryMany!(statements)) } : {}),
     ...(conn.queryArrays ? { queryArrays: (sql: string) => run(sql, () => conn.queryArrays!(sql)) } : {}),
+    ...(conn.serverSession !== undefined ? { serverSession: conn.serverSession } : {}),
     serverVersion: () => conn.serverVersion(),
     ...(conn.cancel ? { cancel: () => conn.cancel!() } : {}),
     ...(conn.terminate ? { terminate: () => conn.terminate!() } : {}),

@@ -28,8 +28,13 @@ export interface LockHolder {
   command: string;
   /** ISO 8601 UTC. */
   lockedAt: string;
-  /** Random value identifying one acquisition, so a process only ever releases its own lock. */
+  /** Random value identifying one acquisition, so a process only ever releases its own lock (see lock-token.ts). */
   token: string;
+  /**
+   * The server session that runs the holder's migrations (PostgreSQL backend pid, MySQL/MariaDB
+   * thread id), carried in the token; absent in tokens written without one.
+   */
+  serverSession?: number;
 }
 
 /** What happened to one migration in a run. */
@@ -97,6 +102,11 @@ export interface LockStatusResult {
   heldForMs: number | null;
   /** Whether the holder's process still runs; null when inactive or held from another host. */
   holderRunning: boolean | null;
+  /**
+   * Whether the holder's server session still runs (it goes on with what the run sent after the
+   * run was killed); null when inactive, when the lock row names no session, or the server cannot tell.
+   */
+  holderSessionRunning: boolean | null;
   /** What to do about the lock, from the same look at the holder's process (null when inactive). */
   advice: string | null;
 }
