@@ -11,6 +11,7 @@ import type { DatabaseCode } from './ddl-targets.js';
 import { formatMs } from './format-ms.js';
 import { tracedConnection } from './traced-connection.js';
 import type { AfterBatchEvent, AfterCommitEvent, BeforeTailEvent, EngineHooks, HookContext } from './hooks.js';
+import { reasonOf, snapshotsNotWritten } from './snapshot-failure.js';
 import { loadSnapshotModules, migrationId, round, schemaReader, type SnapshotModules } from './snapshot-modules.js';
 
 /**
@@ -252,7 +253,13 @@ export function deferredSnapshots(options: DeferredSnapshotOptions): Required<Pi
       const fresh = mine?.kind === 'follow' ? (follow ? await followed(mine, follow, event, log) : undefined) : mine ? await caughtUp(mine, event, reader, modules) : undefined;
       const schema = fresh?.schema ?? (await reader.read());
       const writer = follow?.writer ?? (mine?.kind === 'ahead' ? mine.writer : undefined) ?? new modules.SnapshotWriter(options.root, entry.name, entry.type);
-      const { path, bytes } = await writer.write({ migrationId: migrationId(entry, last.file), schema });
+      let written: { path: string; bytes: number };
+      try {
+        written = await writer.write({ migrationId: migrationId(entry, last.file), schema });
+      } catch (error) {
+        throw snapshotsNotWritten(modules.snapshotDir(options.root), entry.name, [{ filename: last.file.filename, reason: reasonOf(error) }], error);
+      }
+      const { path, bytes } = written;
       log.info(`snapshot written in ${formatMs(performance.now() - started)}`, {
         file: path,
         bytes,

@@ -1,6 +1,5 @@
 import { performance } from 'node:perf_hooks';
 import type { Connection, Dialect } from '../../dialects/types.js';
-import { MtoolError } from '../../errors.js';
 import type { MigrationFile } from '../../parser/migration-file.js';
 import type { DatabaseEntry } from '../config/types.js';
 import type { Logger } from '../log.js';
@@ -8,6 +7,7 @@ import type { SchemaWindow, WindowEntry } from '../snapshot/schema-window.js';
 import type { QueuedSnapshot, SnapshotSink, WrittenListener } from '../snapshot/snapshot-queue.js';
 import { deferredSnapshots, type DeferredSnapshotOptions } from './deferred-snapshot.js';
 import { formatMs } from './format-ms.js';
+import { reasonOf, snapshotsNotWritten } from './snapshot-failure.js';
 import type { EngineHooks, HookContext } from './hooks.js';
 import { loadSnapshotModules, migrationId, round, schemaReader, type SnapshotModules } from './snapshot-modules.js';
 
@@ -281,15 +281,12 @@ export function snapshotHooks(options: SnapshotHookOptions): EngineHooks {
         read_ms: round(state.reads.ms),
         writer: state.queue instanceof state.modules.ThreadedSnapshotQueue ? 'thread' : 'main',
       });
-      const failed = [...summary.failures.map((f) => `${f.filename} (${f.error instanceof Error ? f.error.message : String(f.error)})`), ...unwritten.map((f) => `${f} (its schema was not read)`)];
-      if (readError !== undefined || failed.length > 0) {
-        const why = readError !== undefined ? `reading the schema failed (${readError instanceof Error ? readError.message : String(readError)})` : '';
-        const listed = failed.length > 5 ? [...failed.slice(0, 5), `and ${failed.length - 5} more`] : failed;
-        throw new MtoolError('MTOOL_SNAPSHOT', `schema snapshots of database '${state.entry.name}': ${[why, failed.length > 0 ? `not written: ${listed.join('; ')}` : ''].filter(Boolean).join('; ')}`, {
-          database: state.entry.name,
-          cause: readError ?? summary.failures[0]?.error,
-        });
-      }
+      const failed = [
+        ...summary.failures.map((f) => ({ filename: f.filename, reason: reasonOf(f.error) })),
+        ...unwritten.map((filename) => ({ filename, reason: readError !== undefined ? `reading the schema failed: ${reasonOf(readError)}` : 'its schema was not read' })),
+      ];
+      if (readError !== undefined && failed.length === 0) failed.push({ filename: '(the last migrations)', reason: `reading the schema failed: ${reasonOf(readError)}` });
+      if (failed.length > 0) throw snapshotsNotWritten(state.modules.snapshotDir(options.root), state.entry.name, failed, readError ?? summary.failures[0]?.error);
     },
   };
 }

@@ -11,16 +11,17 @@ import { formatMs } from './format-ms.js';
  * the hooks: a `migrate` that applies nothing must not pay for them).
  */
 export const loadSnapshotModules = async () => {
-  const [{ trackingTables }, { SnapshotWriter }, { SnapshotQueue }, { ThreadedSnapshotQueue }, { SchemaWindow }, { SchemaFollower }, targets] = await Promise.all([
+  const [{ trackingTables }, { SnapshotWriter }, { snapshotDir }, { SnapshotQueue }, { ThreadedSnapshotQueue }, { SchemaWindow }, { SchemaFollower }, targets] = await Promise.all([
     import('../models/live-schema.js'),
     import('../snapshot/snapshot-writer.js'),
+    import('../snapshot/snapshot-store.js'),
     import('../snapshot/snapshot-queue.js'),
     import('../snapshot/snapshot-thread.js'),
     import('../snapshot/schema-window.js'),
     import('../snapshot/schema-follower.js'),
     import('./ddl-targets.js'),
   ]);
-  return { trackingTables, SnapshotWriter, SnapshotQueue, ThreadedSnapshotQueue, SchemaWindow, SchemaFollower, targets };
+  return { trackingTables, SnapshotWriter, snapshotDir, SnapshotQueue, ThreadedSnapshotQueue, SchemaWindow, SchemaFollower, targets };
 };
 
 export type SnapshotModules = Awaited<ReturnType<typeof loadSnapshotModules>>;
