@@ -26,7 +26,9 @@ describe('MySQL and MariaDB: the session variables a SET statement assigns', () 
 
   it('saves before the file and sets back after it, the clock to DEFAULT, the collation after its character set', () => {
     expect(mysqlSessionGuard(statements('CREATE TABLE t (id int)', "INSERT INTO t VALUES (1)"))).toBeUndefined();
-    expect(mysqlSessionGuard(statements('SET @counter = 1', 'SET GLOBAL wait_timeout = 10', 'SET TRANSACTION ISOLATION LEVEL SERIALIZABLE', 'SET autocommit = 0'))).toBeUndefined();
+    expect(mysqlSessionGuard(statements('SET @counter = 1', 'SET GLOBAL wait_timeout = 10', 'SET GLOBAL TRANSACTION ISOLATION LEVEL SERIALIZABLE', 'SET autocommit = 0'))).toBeUndefined();
+    // Transaction characteristics: read just before the file (their variables' names differ by version).
+    expect(mysqlSessionGuard(statements('SET TRANSACTION ISOLATION LEVEL SERIALIZABLE'))).toHaveProperty('capture');
     expect(mysqlSessionGuard(statements('SET NAMES latin1', "SET sql_mode = ''", 'SET timestamp = 1700000000'))).toEqual({
       save: [
         'SET @mtool_saved_sql_mode = @@SESSION.sql_mode, @mtool_saved_character_set_client = @@SESSION.character_set_client, @mtool_saved_character_set_results = @@SESSION.character_set_results, @mtool_saved_character_set_connection = @@SESSION.character_set_connection, @mtool_saved_collation_connection = @@SESSION.collation_connection',

@@ -1,4 +1,4 @@
-import type { SessionGuard } from '../types.js';
+import type { Connection, SessionGuard } from '../types.js';
 import { executed } from './executable-comment.js';
 
 /**
@@ -32,27 +32,65 @@ export function mysqlSessionGuard(statements: readonly { readonly text: string }
   let temporary: Set<string> | undefined;
   let locks = false;
   let named = false;
+  let characteristics = false;
   for (let i = 0; i < statements.length; i++) {
     const text = executed(statements[i]!.text);
+    characteristics ||= SETS_CHARACTERISTICS.test(text);
     if (SET_STATEMENT.test(text)) for (const name of assignedVariables(text)) if (!NOT_KEPT.has(name)) (names ??= new Set()).add(name);
     const made = MAKES_TEMPORARY.exec(text);
     if (made) (temporary ??= new Set()).add(made[1]!);
     locks ||= LOCKS_TABLES.test(text);
     named ||= TAKES_NAMED_LOCK.test(text);
   }
-  if (names === undefined && temporary === undefined && !locks && !named) return undefined;
+  if (names === undefined && temporary === undefined && !locks && !named && !characteristics) return undefined;
   const ordered = [...(names ?? [])].sort((a, b) => order(a) - order(b));
   const saved = ordered.filter((name) => name !== CLOCK);
+  const save = saved.length === 0 ? [] : [`SET ${saved.map((name) => `@mtool_saved_${name} = @@SESSION.${name}`).join(', ')}`];
+  const restore = [
+    // First: while tables are locked, nothing else may be touched (mtool's tracking table included).
+    ...(locks ? ['UNLOCK TABLES'] : []),
+    ...(ordered.length === 0 ? [] : [`SET ${ordered.map((name) => (name === CLOCK ? 'SESSION timestamp = DEFAULT' : `SESSION ${name} = @mtool_saved_${name}`)).join(', ')}`]),
+    ...(temporary === undefined ? [] : [`DROP TEMPORARY TABLE IF EXISTS ${[...temporary].join(', ')}`]),
+    ...(named ? ['DO RELEASE_ALL_LOCKS()'] : []),
+  ];
+  if (!characteristics) return { save, restore };
   return {
-    save: saved.length === 0 ? [] : [`SET ${saved.map((name) => `@mtool_saved_${name} = @@SESSION.${name}`).join(', ')}`],
-    restore: [
-      // First: while tables are locked, nothing else may be touched (mtool's tracking table included).
-      ...(locks ? ['UNLOCK TABLES'] : []),
-      ...(ordered.length === 0 ? [] : [`SET ${ordered.map((name) => (name === CLOCK ? 'SESSION timestamp = DEFAULT' : `SESSION ${name} = @mtool_saved_${name}`)).join(', ')}`]),
-      ...(temporary === undefined ? [] : [`DROP TEMPORARY TABLE IF EXISTS ${[...temporary].join(', ')}`]),
-      ...(named ? ['DO RELEASE_ALL_LOCKS()'] : []),
-    ],
+    // The characteristics' variables are named differently by version: read them, save the rest on the server.
+    async capture(conn: Connection) {
+      for (const statement of save) await conn.query(statement);
+      return { restore: [...restore, ...(await transactionCharacteristics(conn))] };
+    },
   };
+}
+
+/**
+ * `SET [SESSION | LOCAL] TRANSACTION ISOLATION LEVEL ... | READ ONLY`: the session's transactions
+ * (or the next one, without a scope: maybe mtool's tracking row) get them, a read-only one
+ * refusing every write after it, the tracking row and the lock's release included.
+ */
+const SETS_CHARACTERISTICS = /^SET\s+(?:(?:SESSION|LOCAL)\s+)?TRANSACTION\b/i;
+
+/** The isolation levels as the server shows them (`REPEATABLE-READ`). */
+const ISOLATION_LEVELS = new Set(['READ-UNCOMMITTED', 'READ-COMMITTED', 'REPEATABLE-READ', 'SERIALIZABLE']);
+
+/**
+ * The statement that sets the session's transaction characteristics back as they are now (it
+ * also replaces those a scopeless `SET TRANSACTION` left for the next transaction). Read with
+ * SHOW: MySQL 8 names them `transaction_isolation` / `transaction_read_only`, MariaDB before
+ * 11.1 `tx_isolation` / `tx_read_only`.
+ */
+async function transactionCharacteristics(conn: Connection): Promise<string[]> {
+  const { rows } = await conn.query(
+    "SHOW SESSION VARIABLES WHERE Variable_name IN ('transaction_isolation', 'tx_isolation', 'transaction_read_only', 'tx_read_only')",
+  );
+  let isolation = 'REPEATABLE-READ';
+  let readOnly = false;
+  for (const row of rows) {
+    const [name, value] = Object.values(row).map((v) => String(v));
+    if (/isolation$/i.test(name!) && ISOLATION_LEVELS.has(value!.toUpperCase())) isolation = value!.toUpperCase();
+    if (/read_only$/i.test(name!)) readOnly = value === 'ON' || value === '1';
+  }
+  return [`SET SESSION TRANSACTION ISOLATION LEVEL ${isolation.replace('-', ' ')}, ${readOnly ? 'READ ONLY' : 'READ WRITE'}`];
 }
 
 /** `GET_LOCK(name, timeout)`: a named lock held until released or the session ends (the end of the run). */

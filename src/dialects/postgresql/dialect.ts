@@ -23,13 +23,15 @@ const postgresCapabilities: Capabilities = {
 
 /**
  * Statements that change the session's search_path: SET [SESSION | LOCAL] search_path / SCHEMA,
- * RESET search_path / ALL, DISCARD ALL, and set_config('search_path', ...) anywhere in a statement.
+ * RESET search_path / ALL, DISCARD ALL, set_config('search_path', ...) anywhere in a statement,
+ * and a DO block that names search_path (`EXECUTE format('SET search_path TO %I', ...)`): the
+ * tracking row after it would look for mtool's table in that schema.
  */
-const SWITCHES_SCHEMA = /^(?:SET\s+(?:(?:SESSION|LOCAL)\s+)?(?:search_path|SCHEMA)\b|RESET\s+(?:search_path|ALL)\b|DISCARD\s+ALL\b)|\bset_config\s*\(\s*'search_path'/i;
+const SWITCHES_SCHEMA = /^(?:SET\s+(?:(?:SESSION|LOCAL)\s+)?(?:search_path|SCHEMA)\b|RESET\s+(?:search_path|ALL)\b|DISCARD\s+ALL\b|DO\b[\s\S]*\bsearch_path\b)|\bset_config\s*\(\s*'search_path'/i;
 /** `SET session_replication_role = replica`: triggers, foreign keys included, stop firing for the migrations after it. */
 const SWITCHES_REPLICATION_ROLE = /^SET\s+(?:(?:SESSION|LOCAL)\s+)?session_replication_role\b|\bset_config\s*\(\s*'session_replication_role'/i;
-/** Statements that change the role the session acts as: SET [SESSION | LOCAL] ROLE, SET SESSION AUTHORIZATION, set_config('role', ...). */
-const SWITCHES_ROLE = /^SET\s+(?:(?:SESSION|LOCAL)\s+)?(?:ROLE|SESSION\s+AUTHORIZATION)\b|\bset_config\s*\(\s*'role'/i;
+/** Statements that change the role the session acts as: SET [SESSION | LOCAL] ROLE, SET SESSION AUTHORIZATION (also in a DO block's EXECUTE), set_config('role', ...). */
+const SWITCHES_ROLE = /^(?:SET\s+|DO\b[\s\S]*\bSET\s+)(?:(?:SESSION|LOCAL)\s+)?(?:ROLE|SESSION\s+AUTHORIZATION)\b|\bset_config\s*\(\s*'role'/i;
 
 /** `CREATE [UNIQUE] INDEX CONCURRENTLY [IF NOT EXISTS] [name]`: the index name, when the statement gives one. */
 const CREATES_INDEX_CONCURRENTLY = /^CREATE\s+(?:UNIQUE\s+)?INDEX\s+CONCURRENTLY\s+(?:IF\s+NOT\s+EXISTS\s+)?(?!ON\b)("(?:[^"]|"")+"|[\w$]+(?:\.[\w$]+)?)?/i;

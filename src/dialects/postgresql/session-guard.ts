@@ -30,7 +30,12 @@ async function captureSettings(conn: Connection): Promise<string[]> {
   const { rows } = await conn.query(`SELECT name, setting ${KEPT} AND setting IS NOT NULL`);
   if (rows.length === 0) return [];
   const values = rows.map((r) => `(${postgresQuoting.literal(String(r.name))}, ${postgresQuoting.literal(String(r.setting))})`).join(', ');
-  return [`SELECT count(set_config(s.name, v.value, false)) FROM pg_settings s JOIN (VALUES ${values}) AS v (name, value) ON v.name = s.name WHERE s.setting IS DISTINCT FROM v.value`];
+  // The timeout first, in a statement that takes no time: a file's short statement_timeout would cancel the query that sets the rest back.
+  const timeout = rows.find((r) => r.name === 'statement_timeout');
+  return [
+    ...(timeout === undefined ? [] : [`SET statement_timeout = ${postgresQuoting.literal(String(timeout.setting))}`]),
+    `SELECT count(set_config(s.name, v.value, false)) FROM pg_settings s JOIN (VALUES ${values}) AS v (name, value) ON v.name = s.name WHERE s.setting IS DISTINCT FROM v.value`,
+  ];
 }
 
 /** Statements that make temporary objects (`CREATE [GLOBAL | LOCAL] TEMP[ORARY] TABLE | VIEW | SEQUENCE`, `SELECT ... INTO TEMP`). */

@@ -32,23 +32,45 @@ const SETS_PRAGMA = /^PRAGMA\s+((?:(?:"[^"]+"|\w+)\s*\.\s*)?(\w+))\s*(?:=|\()/i;
 /** `CREATE TEMP[ORARY] TABLE | VIEW | TRIGGER [IF NOT EXISTS] [temp.]name`: what it makes and its name. */
 const MAKES_TEMPORARY = /^CREATE\s+(?:TEMP|TEMPORARY)\s+(TABLE|VIEW|TRIGGER)\s+(?:IF\s+NOT\s+EXISTS\s+)?(?:temp\s*\.\s*)?("(?:[^"]|"")+"|\[[^\]]+\]|`(?:[^`]|``)+`|\w+)/i;
 
+/** `ATTACH [DATABASE] expr AS name`: the name the database is attached as (the last AS: expr may hold one). */
+const ATTACHES = /^ATTACH\b[\s\S]*\bAS\s+("(?:[^"]|"")+"|\[[^\]]+\]|`(?:[^`]|``)+`|\w+)\s*$/i;
+
+/** `DETACH [DATABASE] name`. */
+const DETACHES = /^DETACH\s+(?:DATABASE\s+)?("(?:[^"]|"")+"|\[[^\]]+\]|`(?:[^`]|``)+`|\w+)\s*$/i;
+
+/** A schema name as SQLite compares it: unquoted, case-insensitive. */
+const schemaName = (quoted: string): string => {
+  const first = quoted[0];
+  const bare = first === '"' || first === '`' ? quoted.slice(1, -1).replaceAll(first + first, first) : first === '[' ? quoted.slice(1, -1) : quoted;
+  return bare.toLowerCase();
+};
+
 /**
  * Read the values of the settings a file's PRAGMAs set, before it runs, and set them back after
- * it (`PRAGMA legacy_alter_table = 0`); drop the temporary tables, views and triggers it makes.
+ * it (`PRAGMA legacy_alter_table = 0`); drop the temporary tables, views and triggers it makes;
+ * detach the databases it attached and left attached (in the next migration, an ATTACH of the
+ * same name would fail and unqualified names would find their tables: not so in a run of its own).
  */
 export function sqliteSessionGuard(statements: readonly { readonly text: string }[]): SessionGuard | undefined {
   let names: Set<string> | undefined;
   let drops: string[] | undefined;
+  let attached: Set<string> | undefined;
   for (let i = 0; i < statements.length; i++) {
     const text = statements[i]!.text;
+    const attach = ATTACHES.exec(text);
+    if (attach) (attached ??= new Set()).add(schemaName(attach[1]!));
+    const detach = attached === undefined ? null : DETACHES.exec(text);
+    if (detach) attached!.delete(schemaName(detach[1]!));
     const match = SETS_PRAGMA.exec(text);
     if (match && SETTINGS.has(match[2]!.toLowerCase())) (names ??= new Set()).add(match[1]!.replace(/\s+/g, ''));
     const made = MAKES_TEMPORARY.exec(text);
     if (made) (drops ??= []).push(`DROP ${made[1]!.toUpperCase()} IF EXISTS temp.${made[2]}`);
   }
-  if (names === undefined && drops === undefined) return undefined;
+  const detached = [...(attached ?? [])].map((name) => `DETACH DATABASE "${name.replaceAll('"', '""')}"`);
+  if (names === undefined && drops === undefined && detached.length === 0) return undefined;
   // A trigger goes with its table: views and triggers first, in reverse order of their making.
-  const dropped = (drops ?? []).reverse();
+  // Temporary objects may refer to an attached database's tables: detached after them.
+  const dropped = [...(drops ?? []).reverse(), ...detached];
   if (names === undefined) return { save: [], restore: dropped };
   const pragmas = [...names];
   return {
