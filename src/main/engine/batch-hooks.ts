@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { isMtoolError } from '../../errors.js';
 import type { MigrationFile } from '../../parser/migration-file.js';
 import type { DatabaseSession } from './database-session.js';
 import { formatMs } from './format-ms.js';
@@ -122,7 +123,10 @@ export class BatchHooks {
       await hook();
       if (logTime) this.#session.log.info(`${name} in ${formatMs(performance.now() - started)}`);
     } catch (error) {
-      this.#session.log.warn(`${name} failed; the migration itself is applied and recorded`, { error });
+      // Snapshots not written: their error says which, why and what to do (snapshot-failure.ts),
+      // the migrations being applied included; any other failure of a hook gets the general line.
+      if (isMtoolError(error) && error.code === 'MTOOL_SNAPSHOT') this.#session.log.warn(error.message);
+      else this.#session.log.warn(`${name} failed; the migration itself is applied and recorded`, { error });
     }
   }
 }
