@@ -439,7 +439,7 @@ export async function status(entry: DatabaseEntry, ctx: EngineContext): Promise<
     verifyApplied(files, records, entry.name, explainDrift);
     const entries = statusEntries(files, records);
     // Applied files were parsed when they ran (and their checksum still matches); validate the rest.
-    const pending = new Set(entries.filter((e) => e.state === 'pending' || e.state === 'changed').map((e) => e.filename));
+    const pending = new Set(entries.filter((e) => e.state === 'pending' || e.state === 'changed' || e.state === 'blocked').map((e) => e.filename));
     ensureParsed(files.filter((f) => pending.has(f.filename)));
     const holder = await session.lock.current();
     return {
@@ -447,7 +447,8 @@ export async function status(entry: DatabaseEntry, ctx: EngineContext): Promise<
       databaseType: entry.type,
       currentVersion: currentVersion(records),
       appliedMigrations: records.length,
-      pendingMigrations: entries.filter((e) => e.state === 'pending' || e.state === 'changed').length,
+      // A blocked file is not applied either: pending, with its state saying why it cannot run.
+      pendingMigrations: entries.filter((e) => e.state === 'pending' || e.state === 'changed' || e.state === 'blocked').length,
       lockActive: holder !== null,
       entries,
     };

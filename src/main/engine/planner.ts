@@ -302,13 +302,20 @@ function rollBackAbove(database: string, record: MigrationRecord, above: number,
   return `, or roll back only ${what}: \`${run}\``;
 }
 
-/** Per-file state for `status`: applied, pending, changed (ROC due) or missing (recorded, file gone). */
+/** Per-file state for `status`: applied, pending, changed (ROC due), missing (recorded, file gone) or blocked (pending below the applied version). */
 export function statusEntries(files: readonly MigrationFile[], records: readonly MigrationRecord[]): StatusEntry[] {
   const applied = new Map(records.map((r) => [r.filename, r]));
+  const current = currentVersion(records);
   const entries: StatusEntry[] = files.map((file) => {
     const record = applied.get(file.filename);
     let state: StatusEntry['state'] = record ? 'applied' : 'pending';
+    let note: string | null = null;
     if (record && file.kind === 'repeatable_on_change' && record.checksum !== file.checksum) state = 'changed';
+    // planMigrate refuses the whole run over such a file: say so rather than show it as due.
+    if (!record && file.kind === 'versioned' && current !== null && compareVersions(file.version as string, current) < 0) {
+      state = 'blocked';
+      note = `version ${file.version} is below the applied version ${current}: \`mtool migrate\` refuses to run (applies nothing) until this file is renumbered above ${current}`;
+    }
     return {
       filename: file.filename,
       version: file.version ?? null,
@@ -316,12 +323,13 @@ export function statusEntries(files: readonly MigrationFile[], records: readonly
       state,
       appliedAt: record?.appliedAt ?? null,
       checksum: file.checksum,
+      note,
     };
   });
   const onDisk = new Set(files.map((f) => f.filename));
   for (const record of records) {
     if (onDisk.has(record.filename)) continue;
-    entries.push({ filename: record.filename, version: record.version, type: record.type, state: 'missing', appliedAt: record.appliedAt, checksum: record.checksum });
+    entries.push({ filename: record.filename, version: record.version, type: record.type, state: 'missing', appliedAt: record.appliedAt, checksum: record.checksum, note: null });
   }
   return entries;
 }

@@ -132,12 +132,13 @@ export function statusText(runs: readonly DatabaseRun<StatusResult>[], all: bool
       `${s.currentVersion === null ? 'no version applied' : `at version ${s.currentVersion}`}` +
       `${s.lockActive ? ' (migration lock ACTIVE: see `mtool lock-status`)' : ''}`;
     if (s.entries.length === 0) return `${head}\n  no migration files in migrations/${s.database}/`;
+    const notes = s.entries.filter((e) => e.note !== null).map((e) => `  ${e.filename}: ${e.note}`);
     const table = formatTable(
       s.entries.map((e) => ({ state: e.state, version: e.version ?? '-', type: e.type, filename: e.filename, applied_at: e.appliedAt ?? '' })),
       ['state', 'version', 'type', 'filename', 'applied_at'],
       ['STATE', 'VERSION', 'TYPE', 'FILE', 'APPLIED AT'],
     );
-    return `${head}\n${indent(table)}`;
+    return [head, indent(table), ...notes].join('\n');
   });
   return withSummary(runs, blocks, all);
 }
@@ -157,7 +158,7 @@ export function statusJson(runs: readonly DatabaseRun<StatusResult>[]): unknown 
         applied_migrations: s.appliedMigrations,
         lock_active: s.lockActive,
         error: null,
-        migrations: s.entries.map((e) => ({ filename: e.filename, version: e.version, type: e.type, state: e.state, applied_at: e.appliedAt, checksum: e.checksum })),
+        migrations: s.entries.map((e) => ({ filename: e.filename, version: e.version, type: e.type, state: e.state, applied_at: e.appliedAt, checksum: e.checksum, note: e.note })),
       };
     } else {
       databases[run.entry.name] = {

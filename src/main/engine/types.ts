@@ -69,11 +69,14 @@ export interface StatusEntry {
   type: MigrationKind;
   /**
    * `applied`; `pending`; `changed` (a repeatable-on-change file whose checksum differs: runs on the next migrate);
-   * `missing` (recorded as applied, file no longer on disk).
+   * `missing` (recorded as applied, file no longer on disk); `blocked` (a pending versioned file
+   * whose version is below the highest applied one: `migrate` refuses to run until it is renumbered).
    */
-  state: 'applied' | 'pending' | 'changed' | 'missing';
+  state: 'applied' | 'pending' | 'changed' | 'missing' | 'blocked';
   appliedAt: string | null;
   checksum: string;
+  /** Why the entry is `blocked` and what to do; null otherwise. */
+  note: string | null;
 }
 
 /** Result of `status` on one database. Field names follow the spec's status response. */
