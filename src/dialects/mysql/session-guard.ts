@@ -1,5 +1,6 @@
 import type { Connection, SessionGuard } from '../types.js';
 import { executed } from './executable-comment.js';
+import { mysqlQuoting } from './quoting.js';
 
 /**
  * A `SET` that may change session variables: not `SET GLOBAL` / `PERSIST` (the server's), nor
@@ -33,34 +34,58 @@ export function mysqlSessionGuard(statements: readonly { readonly text: string }
   let locks = false;
   let named = false;
   let characteristics = false;
+  let role = false;
   for (let i = 0; i < statements.length; i++) {
     const text = executed(statements[i]!.text);
     characteristics ||= SETS_CHARACTERISTICS.test(text);
+    role ||= SETS_ROLE.test(text);
     if (SET_STATEMENT.test(text)) for (const name of assignedVariables(text)) if (!NOT_KEPT.has(name)) (names ??= new Set()).add(name);
     const made = MAKES_TEMPORARY.exec(text);
     if (made) (temporary ??= new Set()).add(made[1]!);
     locks ||= LOCKS_TABLES.test(text);
     named ||= TAKES_NAMED_LOCK.test(text);
   }
-  if (names === undefined && temporary === undefined && !locks && !named && !characteristics) return undefined;
+  if (names === undefined && temporary === undefined && !locks && !named && !characteristics && !role) return undefined;
   const ordered = [...(names ?? [])].sort((a, b) => order(a) - order(b));
   const saved = ordered.filter((name) => name !== CLOCK);
   const save = saved.length === 0 ? [] : [`SET ${saved.map((name) => `@mtool_saved_${name} = @@SESSION.${name}`).join(', ')}`];
+  // First: while tables are locked, nothing else may be touched (mtool's tracking table included).
+  const unlock = locks ? ['UNLOCK TABLES'] : [];
   const restore = [
-    // First: while tables are locked, nothing else may be touched (mtool's tracking table included).
-    ...(locks ? ['UNLOCK TABLES'] : []),
     ...(ordered.length === 0 ? [] : [`SET ${ordered.map((name) => (name === CLOCK ? 'SESSION timestamp = DEFAULT' : `SESSION ${name} = @mtool_saved_${name}`)).join(', ')}`]),
     ...(temporary === undefined ? [] : [`DROP TEMPORARY TABLE IF EXISTS ${[...temporary].join(', ')}`]),
     ...(named ? ['DO RELEASE_ALL_LOCKS()'] : []),
   ];
-  if (!characteristics) return { save, restore };
+  if (!characteristics && !role) return { save, restore: [...unlock, ...restore] };
   return {
-    // The characteristics' variables are named differently by version: read them, save the rest on the server.
+    // The role(s) and the characteristics' variables are read (SET ROLE takes no expression;
+    // the variables are named differently by version); the rest is saved on the server.
     async capture(conn: Connection) {
+      const roles = role ? await activeRoles(conn) : [];
       for (const statement of save) await conn.query(statement);
-      return { restore: [...restore, ...(await transactionCharacteristics(conn))] };
+      return { restore: [...unlock, ...roles, ...restore, ...(characteristics ? await transactionCharacteristics(conn) : [])] };
     },
   };
+}
+
+/**
+ * `SET ROLE r` (not `SET DEFAULT ROLE`, which changes the account's next sessions, not this one):
+ * the migrations after it, mtool's tracking rows and the lock's release would act with that
+ * role's rights instead of those the session opened with (its default role's, maybe).
+ */
+const SETS_ROLE = /^SET\s+ROLE\b/i;
+
+/**
+ * The statement that makes the roles active now active again (first after the file: its rights
+ * may be the ones the statements after it need). MariaDB's `CURRENT_ROLE()` is one role's name
+ * or NULL; MySQL 8's the list of active roles, quoted (`` `r`@`%`,`s`@`%` ``), or `NONE`.
+ */
+async function activeRoles(conn: Connection): Promise<string[]> {
+  const { rows } = await conn.query('SELECT CURRENT_ROLE() AS mtool_role, VERSION() AS mtool_version');
+  const current = rows[0]?.mtool_role;
+  if (current === null || current === undefined || current === 'NONE' || current === '') return ['SET ROLE NONE'];
+  const name = String(current);
+  return [`SET ROLE ${/mariadb/i.test(String(rows[0]?.mtool_version)) ? mysqlQuoting.ident(name) : name}`];
 }
 
 /**

@@ -6,10 +6,12 @@ import { postgresQuoting } from './quoting.js';
  * `SET LOCAL`, which ends with the transaction, nor `SET TRANSACTION` / `SET CONSTRAINTS`, nor
  * what is switched back as a session switch: the search_path, the role,
  * session_replication_role), `RESET`, `DISCARD ALL`, and `set_config(...)` anywhere in a
- * statement (its third argument may make it session-wide).
+ * statement (its third argument may make it session-wide). Also what may run such a statement out
+ * of sight: a DO block holding `SET` (`EXECUTE 'SET statement_timeout = 1'`; an `UPDATE ... SET`
+ * costs one needless read) and `CALL` (a procedure's body may `SET`).
  */
 const CHANGES_SETTINGS =
-  /^(?:SET\s+(?!LOCAL\b|TRANSACTION\b|CONSTRAINTS\b|(?:SESSION\s+)?(?:search_path|SCHEMA|ROLE|SESSION\s+AUTHORIZATION|session_replication_role)\b)|RESET\s|DISCARD\s+ALL\b)|\bset_config\s*\(\s*(?!'(?:search_path|role|session_replication_role)')/i;
+  /^(?:SET\s+(?!LOCAL\b|TRANSACTION\b|CONSTRAINTS\b|(?:SESSION\s+)?(?:search_path|SCHEMA|ROLE|SESSION\s+AUTHORIZATION|session_replication_role)\b)|RESET\s|DISCARD\s+ALL\b|DO\b[\s\S]*\bSET\s|CALL\b)|\bset_config\s*\(\s*(?!'(?:search_path|role|session_replication_role)')/i;
 
 /**
  * The settings kept: every one a session may change (`user` and `superuser` context), except
