@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ChecksumMismatchError, MtoolError } from '../../src/errors.js';
 import type { MigrationFile } from '../../src/parser/migration-file.js';
 import { parseMigrationFile } from '../../src/parser/migration-file.js';
-import { planMigrate, planRollback, statusEntries, verifyApplied } from '../../src/main/engine/planner.js';
+import { missingAppliedWarning, planMigrate, planRollback, statusEntries, verifyApplied } from '../../src/main/engine/planner.js';
 import type { MigrationRecord } from '../../src/main/engine/types.js';
 
 const file = (filename: string, content = '-- upgrade\nSELECT 1;\n-- rollback\nSELECT 2;\n'): MigrationFile =>
@@ -61,6 +61,17 @@ describe('planMigrate', () => {
     // An applied migration whose file is gone still names its version.
     expect(planMigrate([v2], [applied(v1)], 'app', { toVersion: '0001' }).versioned).toEqual([]);
     expect(() => planMigrate([v1, v2], [applied(v2)], 'app')).toThrow(/app__0001_a.sql \(version 0001\) is pending but version 0002 is already applied/);
+  });
+});
+
+describe('missingAppliedWarning', () => {
+  it('names the applied versioned files gone from the folder, and none for repeatables or files present', () => {
+    expect(missingAppliedWarning([v1, v2], [applied(v1), applied(v2), applied(ra)], 'app')).toBeUndefined();
+    expect(missingAppliedWarning([v2], [applied(v1), applied(v2)], 'app')).toBe(
+      'an applied migration is no longer in migrations/app/: app__0001_a.sql. It stays applied, but rollback and downgrade cannot go past it: restore the file as applied (from version control; `mtool history --database app` shows the checksums)',
+    );
+    const many = Array.from({ length: 7 }, (_, i) => file(`app__000${i + 1}_m${i + 1}.sql`));
+    expect(missingAppliedWarning([], many.map((f) => applied(f)), 'app')).toMatch(/^7 applied migrations are no longer in migrations\/app\/: app__0001_m1\.sql, .*app__0005_m5\.sql and 2 more\. They stay applied/);
   });
 });
 

@@ -88,6 +88,11 @@ for (const t of ['sqlite', 'postgresql', 'mariadb'].map(target)) {
       // Oldest first.
       const times = records.map((r: { applied_at: string }) => r.applied_at);
       expect([...times].sort()).toEqual(times);
+
+      // migrate goes on (0003 applies) and warns that the applied 0002's file is gone.
+      const migrated = await p.run(['migrate']);
+      expect(migrated.code, explain(migrated)).toBe(0);
+      expect(migrated.stderr).toContain('an applied migration is no longer in migrations/app/: app__0002_a_rather_long_description_for_alignment.sql. It stays applied, but rollback and downgrade cannot go past it');
     });
 
     it('a changed applied versioned file fails status with the checksum mismatch, naming file, both prefixes, database and history', async () => {

@@ -15,7 +15,7 @@ import { lookAtHolderSession } from './holder-session.js';
 import { BatchHooks } from './batch-hooks.js';
 import type { AppliedMigration, EngineHooks } from './hooks.js';
 import { ensureParsed, loadMigrations, parseAhead } from './load-migrations.js';
-import { checkMigrateTarget, checkRollbackTarget, currentVersion, fileHasVersion, planMigrate, planRollback, statusEntries, verifyApplied, type MigratePlan, type RollbackPlanOptions } from './planner.js';
+import { checkMigrateTarget, checkRollbackTarget, currentVersion, fileHasVersion, missingAppliedWarning, planMigrate, planRollback, statusEntries, verifyApplied, type MigratePlan, type RollbackPlanOptions } from './planner.js';
 import { noteCompleted } from './partial-run.js';
 import { TrackingStore } from './tracking-store.js';
 import { tracedConnection } from './traced-connection.js';
@@ -151,6 +151,8 @@ export async function migrate(entry: DatabaseEntry, ctx: EngineContext, options:
       (planned ??= Promise.all([session.store.tracked(), reading])
         .then(([records, files]) => {
           verifyApplied(files, records, entry.name, explainDrift);
+          const missing = missingAppliedWarning(files, records, entry.name);
+          if (missing !== undefined) session.log.warn(missing);
           return { records, plan: planMigrate(files, records, entry.name, options) };
         })
         .finally(() => (ahead.stopped = true)));

@@ -77,6 +77,23 @@ const checksumPrefix = (checksum: string): string => checksum.slice(0, 12);
  * an applied one under another name.
  * @throws ChecksumMismatchError for the first changed applied versioned file.
  */
+/**
+ * The warning for versioned migrations recorded as applied whose files are gone from the folder
+ * (undefined when none): they stay applied, but nothing can roll back past them.
+ */
+export function missingAppliedWarning(files: readonly MigrationFile[], records: readonly TrackedMigration[], database: string): string | undefined {
+  const onDisk = new Set<string>();
+  for (let i = 0; i < files.length; i++) onDisk.add(files[i]!.filename);
+  const missing: string[] = [];
+  for (let i = 0; i < records.length; i++) if (records[i]!.type === 'versioned' && !onDisk.has(records[i]!.filename)) missing.push(records[i]!.filename);
+  if (missing.length === 0) return undefined;
+  const shown = missing.length > 5 ? `${missing.slice(0, 5).join(', ')} and ${missing.length - 5} more` : missing.join(', ');
+  return (
+    `${missing.length === 1 ? 'an applied migration is' : `${missing.length} applied migrations are`} no longer in migrations/${database}/: ${shown}. ` +
+    `${missing.length === 1 ? 'It stays' : 'They stay'} applied, but rollback and downgrade cannot go past ${missing.length === 1 ? 'it' : 'them'}: restore the file${missing.length === 1 ? '' : 's'} as applied (from version control; \`mtool history --database ${database}\` shows the checksums)`
+  );
+}
+
 export function verifyApplied(
   files: readonly MigrationFile[],
   records: readonly TrackedMigration[],
