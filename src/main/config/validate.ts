@@ -9,8 +9,7 @@ import { MtoolConfigError, MtoolError } from '../../errors.js';
 import { DATABASE_TYPES, type DatabaseType } from '../../dialects/types.js';
 import { editDistance, maskUrl, parseConnectionUrl, physicalTarget, type ConnectionUrl } from '../../net/connection-url.js';
 import { CONFIG_FIELDS, type RegisteredDatabase } from '../../config-api.js';
-import { LOCK_TABLE } from '../engine/tracking-store.js';
-import { MODEL_STATE_TABLE } from '../model-state/model-state-table.js';
+import { LOCK_TABLE, MODEL_STATE_TABLE } from '../fixed-tables.js';
 import type { DatabaseEntry } from './types.js';
 
 export interface ConfigWarning {

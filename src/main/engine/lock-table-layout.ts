@@ -1,7 +1,7 @@
 import { errorChain } from '../../dialects/error-chain.js';
 import type { Connection, Dialect, TrackingSql } from '../../dialects/types.js';
 import { MtoolError } from '../../errors.js';
-import { LOCK_TABLE } from './tracking-store.js';
+import { LOCK_TABLE } from '../fixed-tables.js';
 
 /** The columns mtool reads and writes in its lock table, per {@link TrackingSql.writeMode}. */
 const LOCK_COLUMNS: Readonly<Record<TrackingSql['writeMode'], readonly string[]>> = {

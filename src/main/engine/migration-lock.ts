@@ -5,7 +5,8 @@ import { holderAdvice, inspectHolder, runningHolderWarning } from './holder-proc
 import { lookAtHolderSession, sessionRunsTooAdvice, type HolderSession } from './holder-session.js';
 import { newLockToken, tokenServerSession } from './lock-token.js';
 import { lockLayoutError } from './lock-table-layout.js';
-import { LOCK_TABLE, toIsoUtc, type TrackingStore } from './tracking-store.js';
+import { LOCK_TABLE } from '../fixed-tables.js';
+import { toIsoUtc, type TrackingStore } from './tracking-store.js';
 import type { LockHolder } from './types.js';
 
 /** How long an append-mode (ClickHouse) acquisition waits before reading back the live rows. */

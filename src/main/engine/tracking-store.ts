@@ -1,10 +1,8 @@
 import type { Connection, Dialect, TrackingSql } from '../../dialects/types.js';
 import { MtoolError } from '../../errors.js';
 import type { MigrationKind } from '../../parser/migration-name.js';
+import { LOCK_TABLE } from '../fixed-tables.js';
 import type { MigrationRecord, TrackedMigration } from './types.js';
-
-/** Name of the lock table (spec: fixed, not configurable). */
-export const LOCK_TABLE = 'mtool_lock';
 
 const KINDS: readonly MigrationKind[] = ['versioned', 'repeatable_always', 'repeatable_on_change'];
 

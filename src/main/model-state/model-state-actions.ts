@@ -6,7 +6,8 @@ import { formatMs } from '../engine/format-ms.js';
 import { compileDatabaseModels } from '../models/discover-models.js';
 import { onDatabase, targetDatabase } from '../models/live-schema.js';
 import { modelStateEntry, putModelStateEntry } from './model-state-file.js';
-import { loadModelState, MODEL_STATE_TABLE, storeModelState } from './model-state-table.js';
+import { MODEL_STATE_TABLE } from '../fixed-tables.js';
+import { loadModelState, storeModelState } from './model-state-table.js';
 
 /** Default `--output` of both commands (spec: Model state file). */
 export const MODEL_STATE_FILE = '.mtool/model_state.json';

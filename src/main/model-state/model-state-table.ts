@@ -2,10 +2,8 @@ import type { DatabaseType, Quoting } from '../../dialects/types.js';
 import { MtoolError } from '../../errors.js';
 import type { DatabaseSession } from '../engine/database-session.js';
 import { canonicalJson, sha256Hex } from '../../schema/canonical-json.js';
+import { MODEL_STATE_TABLE } from '../fixed-tables.js';
 import type { ModelStateEntry } from './model-state-file.js';
-
-/** Table holding each database's model state, one row per database name (spec: "Model state is also stored in the database"). */
-export const MODEL_STATE_TABLE = '_mtool_model_state';
 
 /** One stored row. */
 export interface StoredModelState {
