@@ -483,6 +483,8 @@ for (const id of ['sqlite', 'postgresql', 'mariadb'] as const) {
       const exit = await run.exit;
       expect(exit.code, run.stderr()).toBe(130);
       expect(run.stderr()).toContain('interrupted');
+      // The records written before the interrupt were rolled back: none is reported as baselined.
+      expect(run.stdout()).not.toMatch(/baselined/);
       expect((await history(p)).map((r) => r.filename)).toEqual(['app__0001_t.sql']);
       await lockInactive(p);
       // And run again, it records them all.

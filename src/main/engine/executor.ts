@@ -448,7 +448,8 @@ export class Executor {
    * where the database has transactions, so a baseline stopped halfway (Ctrl-C, a lost
    * connection) records none of them; elsewhere (ClickHouse) those recorded before it stay.
    * Ctrl-C is let in before each record (a synchronous driver never yields on its own).
-   * `onBaselined` gets each outcome as its record is written.
+   * `onBaselined` gets each outcome once its record is kept: after the commit where there is a
+   * transaction (a rolled-back record must not be reported as baselined), else as it is written.
    */
   async baselineAll(files: readonly MigrationFile[], onBaselined: (outcome: MigrationOutcome) => void): Promise<void> {
     const inTransaction = this.#dialect.capabilities.transactions;
@@ -459,17 +460,21 @@ export class Executor {
         throw interruptedError(signal, this.#database, inTransaction ? 'the baseline was rolled back: nothing was recorded' : 'the migrations baselined before it stay recorded');
       }
     };
+    const written: MigrationOutcome[] = [];
     if (inTransaction) await this.#conn.begin();
     try {
       for (const file of files) {
         await stopIfAsked();
         await this.#store.insert(this.#recordFor(file, 0));
         this.#log.info(`${file.filename}: baselined (recorded as applied, not executed)`);
-        onBaselined({ filename: file.filename, version: file.version ?? null, type: file.kind, action: 'baselined', durationMs: 0 });
+        const outcome: MigrationOutcome = { filename: file.filename, version: file.version ?? null, type: file.kind, action: 'baselined', durationMs: 0 };
+        if (inTransaction) written.push(outcome);
+        else onBaselined(outcome);
       }
       if (inTransaction) {
         await stopIfAsked();
         await this.#conn.commit();
+        for (const outcome of written) onBaselined(outcome);
       }
     } catch (error) {
       if (inTransaction) await this.#conn.rollback().catch((rollbackError: unknown) => this.#log.debug('ROLLBACK of the baseline failed', { error: rollbackError }));

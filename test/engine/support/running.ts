@@ -2,18 +2,19 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { MTOOL_BIN } from '../../support/cli.js';
 import type { TestProject } from './project.js';
 
-/** Start `mtool <args>` in the project, its stderr collected, for a test that signals it while it runs. */
+/** Start `mtool <args>` in the project, its output collected, for a test that signals it while it runs. */
 export function start(
   project: TestProject,
   args: string[],
   env?: Record<string, string>,
-): { child: ChildProcess; stderr: () => string; exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }> } {
+): { child: ChildProcess; stderr: () => string; stdout: () => string; exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }> } {
   const child = spawn(process.execPath, [MTOOL_BIN, ...args], { cwd: project.dir, stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env: { ...process.env, ...env } } : {}) });
   let err = '';
+  let out = '';
   child.stderr!.setEncoding('utf8').on('data', (c: string) => (err += c));
-  child.stdout!.resume();
+  child.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
-  return { child, stderr: () => err, exit };
+  return { child, stderr: () => err, stdout: () => out, exit };
 }
 
 /** Poll `check` every 50 ms until it holds; fails after `timeoutMs`. */
