@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TestProject, explain, migration } from './support/project.js';
+import { TestProject, explain, migration, projectPerTest } from './support/project.js';
 import { start, waitFor } from './support/running.js';
 import { TARGETS, provision, targetReachable, type ProvisionedDatabase } from './support/targets.js';
 
@@ -428,17 +428,10 @@ const SLOW = [
 for (const { id, sleep } of SLOW) {
   const target = engineTarget(id);
   describe.skipIf(!(await targetReachable(target)))(`--dry-run while the lock is held on ${id}`, () => {
-    let db: ProvisionedDatabase | undefined;
-    let project: TestProject | undefined;
-    afterEach(async () => {
-      await project?.dispose();
-      await db?.drop();
-    });
+    const fresh = projectPerTest(target);
 
     it('previews without waiting for the lock or being refused', async () => {
-      db = await provision(target);
-      project = await TestProject.create([{ name: 'app', type: target.type, url: db.url }]);
-      const p = project;
+      const p = await fresh.create();
       await p.write('app__0001_one.sql', migration([plain('t1')]));
       expect((await p.run(['migrate'])).code).toBe(0);
       await p.write('app__0002_slow.sql', migration([sleep]));
@@ -462,17 +455,10 @@ for (const { id, sleep } of SLOW) {
 for (const id of ['sqlite', 'postgresql', 'mariadb'] as const) {
   const target = engineTarget(id);
   describe.skipIf(!(await targetReachable(target)))(`interrupting --baseline on ${id}`, () => {
-    let db: ProvisionedDatabase | undefined;
-    let project: TestProject | undefined;
-    afterEach(async () => {
-      await project?.dispose();
-      await db?.drop();
-    });
+    const fresh = projectPerTest(target);
 
     it('SIGINT while baselining stops it: nothing recorded, the lock released, exit 130', async () => {
-      db = await provision(target);
-      project = await TestProject.create([{ name: 'app', type: target.type, url: db.url }]);
-      const p = project;
+      const p = await fresh.create();
       const files = 5000;
       await p.write('app__0001_t.sql', migration([plain('t1')]));
       expect((await p.run(['migrate'])).code).toBe(0);
