@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { getDialect } from '../../dialects/index.js';
 import type { ConnectOptions, Connection, Dialect } from '../../dialects/types.js';
 import { interruptedError, isConnectionError, MtoolError } from '../../errors.js';
+import { parseConnectionUrl } from '../../net/connection-url.js';
 import type { DatabaseEntry } from '../config/types.js';
 import { quotedPath } from '../fs/quoted-path.js';
 import type { Logger } from '../log.js';
@@ -95,6 +96,12 @@ export async function withSession<T>(
         : `the database file ${file} does not exist (yet): read as an empty database, nothing applied; \`mtool migrate\` creates it`,
     );
   }
+  const memory = inProcessMemory(entry);
+  if (memory !== undefined) {
+    dbLog.warn(
+      `the database is in memory (${memory.url}): it lasts only as long as this command, so every command starts from an empty database and what this one applies is gone when it ends; give databaseUrl ${memory.keep} to keep it`,
+    );
+  }
   const conn = tracedConnection(raw, dbLog);
   const store = new TrackingStore(conn, dialect, tracking, entry.migrationTable);
   const session: DatabaseSession = {
@@ -115,6 +122,18 @@ export async function withSession<T>(
       dbLog.debug('closing the connection failed', { error });
     }
   }
+}
+
+/**
+ * An in-process database that goes with the connection (SQLite `:memory:`, also a SQLite URL with
+ * no path; chdb `:memory:`): what to call it and how to keep it instead. Undefined for the rest.
+ */
+function inProcessMemory(entry: DatabaseEntry): { url: string; keep: string } | undefined {
+  if (entry.type !== 'sqlite' && entry.type !== 'clickhouse') return undefined;
+  const url = parseConnectionUrl(entry.url, entry.type, entry.name);
+  if (url.scheme === 'chdb') return url.chdbPath === ':memory:' ? { url: 'chdb://:memory:', keep: 'a data folder (chdb:///data/clickhouse)' } : undefined;
+  if (url.type === 'sqlite' && (url.sqlitePath ?? ':memory:') === ':memory:') return { url: 'sqlite:///:memory:', keep: 'a file path (sqlite:///app.db)' };
+  return undefined;
 }
 
 export interface WithLockOptions {
