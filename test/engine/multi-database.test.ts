@@ -90,4 +90,22 @@ describe.skipIf(!(await targetReachable(pg)))('migrate --all over several databa
     expect(await tableExistsAt(sqlite, `sqlite:///${join(dir, 'good.db')}`, 't')).toBe(true);
     expect(await tableExistsAt(sqlite, `sqlite:///${join(dir, 'bad.db')}`, 't')).toBe(false);
   });
+
+  it("a failing database's JSON ERROR record carries the stack under --debug, as a one-database command's does, and only then", async () => {
+    const errorRecords = (stderr: string) =>
+      stderr
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((record) => record.level === 'ERROR');
+    for (const debug of [true, false]) {
+      const result = await broken.run(['--json', ...(debug ? ['--debug'] : []), 'migrate', '--all']);
+      expect(result.code, explain(result)).toBe(1);
+      const [record, ...more] = errorRecords(result.stderr);
+      expect(more).toEqual([]);
+      expect(record).toMatchObject({ db_name: 'bad', db_type: 'sqlite', code: 'MTOOL_MIGRATION_FAILED' });
+      if (debug) expect(record!.exception).toMatch(/^MigrationFailedError: bad__0001_t\.sql:3: .*\n {4}at /s);
+      else expect(record).not.toHaveProperty('exception');
+    }
+  });
 });

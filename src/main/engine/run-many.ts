@@ -1,7 +1,7 @@
 import { interruptedError, isConnectionError, isMtoolError } from '../../errors.js';
 import { isChdbUrl } from '../../dialects/clickhouse/chdb-url.js';
 import type { DatabaseEntry } from '../config/types.js';
-import type { Logger } from '../log.js';
+import { LOG_LEVELS, loggingSettings, type Logger } from '../log.js';
 
 /** At most this many databases are worked on at once under `--all`. */
 const DATABASE_CONCURRENCY = 4;
@@ -61,7 +61,12 @@ export async function runOnDatabases<T>(entries: readonly DatabaseEntry[], optio
         log.warn(`skipped: optional database is unreachable (skipIfMissing; --disable-skip makes this an error): ${error.message}`);
         results[index] = { entry, status: 'skipped', reason: error.message };
       } else {
-        log.error(error instanceof Error ? error.message : String(error), { code: isMtoolError(error) ? error.code : undefined });
+        // The stack at debug, as a one-database command's closing error record carries it (spec: `exception`).
+        const debug = LOG_LEVELS[loggingSettings().level] <= LOG_LEVELS.debug;
+        log.error(error instanceof Error ? error.message : String(error), {
+          code: isMtoolError(error) ? error.code : undefined,
+          exception: debug && error instanceof Error ? error : undefined,
+        });
         results[index] = { entry, status: 'failed', error };
       }
     }
