@@ -73,6 +73,12 @@ const NEAR_MARKER = /^\s*--[^\w\s]*\s*[^\w\s]*\s*(upgrade|rollback)\s*[^\w\s]*\s
 /** The same with `#` (`# rollback`), where the dialect reads `#` as a comment: MySQL and MariaDB, ClickHouse after `# `. */
 const HASH_NEAR_MARKER = /^\s*#[^\w\s]*\s*[^\w\s]*\s*(upgrade|rollback)\s*[^\w\s]*\s*(?:(?:--|#|\/\*).*)?$/i;
 const DIRECTIVE = /^\s*--\s*mtool\s*:\s*(\S*)(.*)$/i;
+/**
+ * A directive written without its colon (`-- mtool no-transaction`) or, where `#` starts a
+ * comment, with `#` (`# mtool: no-transaction`): read as a plain comment, the file would run
+ * inside a transaction (or claim a rollback) against what its author declared.
+ */
+const NEAR_DIRECTIVE = /^\s*(--|#)\s*mtool\s*[:=]?\s*(irreversible|no-transaction)\b/i;
 
 type Section = 'upgrade' | 'rollback';
 
@@ -204,7 +210,8 @@ export function parseMigrationFile(input: MigrationFileInput): MigrationFile {
     const marker = SECTION_MARKER.exec(line);
     const directive = marker ? null : DIRECTIVE.exec(line);
     const nearMarker = marker || directive ? null : (NEAR_MARKER.exec(line) ?? (hashes ? hashNearMarker(line, preset.hashComment) : null));
-    if (current !== undefined && !marker && !directive && !nearMarker) {
+    const nearDirective = marker || directive || nearMarker ? null : nearDirectiveOf(line, preset.hashComment);
+    if (current !== undefined && !marker && !directive && !nearMarker && !nearDirective) {
       start = next;
       continue;
     }
@@ -232,6 +239,9 @@ export function parseMigrationFile(input: MigrationFileInput): MigrationFile {
       const word = nearMarker[1].toLowerCase();
       const effect = currentSection === undefined ? ' and starts no section' : `: the statements after it would stay in the '-- ${currentSection}' section and run with it`;
       throw fail(lineNo, `'${line.trim()}' is not a section marker${effect}; write it as '-- ${word}' alone on its line`);
+    }
+    if (nearDirective && where === IN_CODE) {
+      throw fail(lineNo, `'${line.trim()}' is not read as a directive, so '${nearDirective}' would not apply; write it as '-- mtool: ${nearDirective}'`);
     }
     // Before the first section only comments and blank lines may appear.
     if (current === undefined && !commentOrBlank(line, start, where, context, preset)) {
@@ -332,6 +342,17 @@ function mayBeComment(text: string, start: number, end: number, hashes: boolean)
   let c = text.charCodeAt(k);
   while (k < end && (c === 32 || (c >= 9 && c <= 13))) c = text.charCodeAt(++k);
   return k < end && ((c === 45 && text.charCodeAt(k + 1) === 45) || c >= 128 || (hashes && c === 35));
+}
+
+/**
+ * The directive a near miss ({@link NEAR_DIRECTIVE}) meant; `#` counts only where it starts a
+ * comment (MySQL/MariaDB always, ClickHouse before a space or `!`).
+ */
+function nearDirectiveOf(line: string, hashComment: SplitPreset['hashComment']): string | null {
+  const match = NEAR_DIRECTIVE.exec(line);
+  if (match === null) return null;
+  if (match[1] === '#' && (hashComment === 'none' || (hashComment !== 'always' && !/^\s*#[ !]/.test(line)))) return null;
+  return match[2]!.toLowerCase();
 }
 
 /** A `# rollback` near miss ({@link HASH_NEAR_MARKER}) where `#` starts a comment in the dialect. */
