@@ -53,6 +53,16 @@ function concurrentIndexHint(statement: string, error: unknown): string | undefi
   return `A CREATE INDEX CONCURRENTLY that fails leaves its index behind, marked INVALID: ${drop} before running the command again.`;
 }
 
+/**
+ * 55P04 (unsafe_new_enum_value_usage): a value added by `ALTER TYPE ... ADD VALUE` used in the
+ * transaction that added it. The server's hint says it must be committed first; where a
+ * migration runs in one transaction, that means in another migration or outside a transaction.
+ */
+function newEnumValueHint(error: unknown): string | undefined {
+  if ((error as { sqlState?: unknown }).sqlState !== '55P04') return undefined;
+  return 'A migration runs in one transaction, so an enum value it adds cannot be used until it commits: move the statements that use the value to the next migration, or mark this file `-- mtool: no-transaction` (each statement then commits on its own).';
+}
+
 /** The driver module, once a connection was asked for. */
 let driver: Promise<typeof import('./driver.js')> | undefined;
 
@@ -71,7 +81,7 @@ export const postgresDialect: Dialect = {
   sessionSwitch: (text: string): SessionSwitch | undefined =>
     SWITCHES_SCHEMA.test(text) ? 'schema' : SWITCHES_ROLE.test(text) ? 'role' : SWITCHES_REPLICATION_ROLE.test(text) ? 'foreign-keys' : undefined,
   sessionGuard: postgresSessionGuard,
-  failureHint: concurrentIndexHint,
+  failureHint: (statement, error) => concurrentIndexHint(statement, error) ?? newEnumValueHint(error),
   serverSessions: postgresServerSessions,
   async dispose(): Promise<void> {
     // No connection was ever made: there are no pools, and no reason to load the driver module.
