@@ -100,6 +100,17 @@ const URL_OPTIONS: Readonly<Record<DatabaseType, readonly string[]>> = {
   clickhouse: ['compression', 'connect_timeout', 'send_timeout', 'receive_timeout'],
 };
 
+/**
+ * How a URL names a Unix socket, for users who write it as libpq (`?host=/var/run/postgresql`) or
+ * other MySQL tools (`?socket=`, `?unix_socket=`) do: mtool takes the socket's path as the host.
+ */
+const SOCKET_OPTIONS = new Set(['host', 'socket', 'unix_socket']);
+const SOCKET_HOST: Partial<Readonly<Record<DatabaseType, string>>> = {
+  postgresql: "the socket's folder, percent-encoded, as the URL's host: postgresql://user@%2Fvar%2Frun%2Fpostgresql/db",
+  mysql: "the socket's path, percent-encoded, as the URL's host: mysql://user@%2Frun%2Fmysqld%2Fmysqld.sock/db",
+  mariadb: "the socket's path, percent-encoded, as the URL's host: mysql://user@%2Frun%2Fmysqld%2Fmysqld.sock/db",
+};
+
 const SCHEME_HELP: Readonly<Record<DatabaseType, string>> = {
   postgresql: "'postgresql://' (or 'postgres://', 'postgresql+<driver>://')",
   mysql: "'mysql://' (or 'mariadb://', 'mysql+<driver>://')",
@@ -327,7 +338,8 @@ function parseQuery(query: string | undefined, type: DatabaseType, databaseName:
     const value = eq === -1 ? '' : decode(pair.slice(eq + 1), `value of option '${name}'`, databaseName, true);
     if (!allowed.includes(name)) {
       const hint = nearest(name, allowed);
-      throw urlError(`unknown URL option '${name}' for databaseType '${type}'${hint ? ` (did you mean '${hint}'?)` : ''}; allowed: ${allowed.join(', ')}`, databaseName);
+      const socket = SOCKET_OPTIONS.has(name.toLowerCase()) ? SOCKET_HOST[type] : undefined;
+      throw urlError(`unknown URL option '${name}' for databaseType '${type}'${hint ? ` (did you mean '${hint}'?)` : ''}; allowed: ${allowed.join(', ')}${socket ? `; for a Unix socket, write ${socket}` : ''}`, databaseName);
     }
     if (options.has(name)) throw urlError(`URL option '${name}' is given twice; keep one`, databaseName);
     if (value === '') throw urlError(`URL option '${name}' has no value; write ${name}=<value>`, databaseName);

@@ -126,8 +126,8 @@ describe.skipIf(!pg.reachable)('postgresql connection options', () => {
     const error = await connectTo('postgresql', withOptions(db.url, 'sslmode=require'), { databaseName: 'app' }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'MTOOL_CONNECTION', database: 'app' });
     expect((error as Error).message).toMatch(/^postgresql \(app\): .*SSL/);
-    // Neither unreachable, nor a missing database, nor a refused login: the hint names sslmode among what to check.
-    expect((error as Error).message).toMatch(/; check that PostgreSQL is running at 127\.0\.0\.1:\d+ and that the URL's user, password, database and sslmode are right$/);
+    // The hint names the URL's sslmode as the cause and what to change.
+    expect((error as Error).message).toMatch(/; the URL's sslmode=require requires TLS, which the server at 127\.0\.0\.1:\d+ does not offer: turn ssl on in the server's configuration, or use sslmode=prefer \(TLS when offered\) or sslmode=disable$/);
   });
 
   it('falls back to a plain connection under the default sslmode (prefer)', async () => {

@@ -37,6 +37,8 @@ const LOST = new Set(['PROTOCOL_CONNECTION_LOST', 'ECONNRESET', 'EPIPE', 'ETIMED
  * stack captured per query), `queryFormat` as is (no placeholder scan: values are inlined, never
  * bound). URL options: `charset` (default `utf8mb4`), `ssl_ca`/`ssl_cert`/`ssl_key` (files read
  * now, relative to the project root; any of them turns TLS on with certificate verification).
+ * A host that is an absolute path (`mysql://app@%2Frun%2Fmysqld%2Fmysqld.sock/app`) is the
+ * server's Unix socket.
  */
 export async function connectMysql(options: ConnectOptions, flavour: MysqlFlavour): Promise<Connection> {
   const url = parseConnectionUrl(options.url, flavour.type, options.databaseName);
@@ -45,6 +47,8 @@ export async function connectMysql(options: ConnectOptions, flavour: MysqlFlavou
   const config: ConnectionOptions = {
     host: url.host ?? '127.0.0.1',
     port: url.port ?? 3306,
+    // A host that is a path (percent-encoded in the URL, as PostgreSQL takes a socket's folder) is the server's Unix socket.
+    ...(url.host?.startsWith('/') ? { socketPath: url.host } : {}),
     user: url.user ?? 'root',
     password: url.password,
     database: url.database,

@@ -12,6 +12,7 @@ import type { ConnectOptions, Connection, QueryResult, Row, StatementStep, StepP
 import { PostgresError } from './postgres-error.js';
 import { postgresQuoting } from './quoting.js';
 import { sslPlan, sslRetryable } from './ssl-config.js';
+import { urlOptionHint } from './url-option-hint.js';
 
 type PgModule = typeof import('pg');
 
@@ -69,7 +70,7 @@ export async function connectPostgres(options: ConnectOptions): Promise<Connecti
   try {
     client = options.second === 'urgent' ? await pooled.outside() : await pool.connect();
   } catch (e) {
-    throw new PostgresError('MTOOL_CONNECTION', ctx, e, connectHint(e, connectTarget(url)));
+    throw new PostgresError('MTOOL_CONNECTION', ctx, e, urlOptionHint(e, url) ?? connectHint(e, connectTarget(url)));
   }
   // Back to the search_path set here, or to the session's own (the pool's DISCARD ALL restores
   // it); back to the user that logged in, acting as itself.
@@ -154,7 +155,7 @@ async function createPool(pg: PgModule, url: ConnectionUrl, root: string, ctx: E
     try {
       (await pool.connect()).release();
     } catch (e) {
-      if (!sslRetryable(e, plan.first !== false)) throw new PostgresError('MTOOL_CONNECTION', ctx, e, connectHint(e, connectTarget(url)));
+      if (!sslRetryable(e, plan.first !== false)) throw new PostgresError('MTOOL_CONNECTION', ctx, e, urlOptionHint(e, url) ?? connectHint(e, connectTarget(url)));
       await pool.end();
       ssl = plan.fallback;
       pool = make(ssl);

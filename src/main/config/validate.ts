@@ -117,7 +117,13 @@ function checkEntry(d: RegisteredDatabase, opts: ValidateOptions): Checked {
     const v = str(key);
     if (v === undefined) return undefined;
     try {
-      return [v, parseConnectionUrl(v, t, name)];
+      const parsed = parseConnectionUrl(v, t, name);
+      // MySQL has no default database: the tracking tables would be looked up in none, so
+      // `status` would call every migration pending and `migrate` would fail to create them.
+      if ((t === 'mysql' || t === 'mariadb') && parsed.database === undefined) {
+        throw new MtoolError('MTOOL_URL', `Database '${name}': the URL names no database, and ${t === 'mysql' ? 'MySQL' : 'MariaDB'} has no default one to keep mtool's tables in; put the database name in the URL path (${parsed.scheme}://user@host:3306/<database>)`, { database: name });
+      }
+      return [v, parsed];
     } catch (e) {
       if (e instanceof MtoolError) throw new MtoolError(e.code, e.message.replace(`Database '${name}': `, `Database '${name}': ${key}: `), { database: name, cause: e });
       throw e;
