@@ -160,8 +160,13 @@ class HttpTransport implements ClickHouseTransport {
 
   readonly #sideQuery = async (sql: string, signal: AbortSignal): Promise<QueryResult> => {
     this.#side ??= this.#makeSide();
-    const result = await this.#side.exec({ query: sql, abort_signal: signal });
-    return { rows: await rowsOf(result.stream), rowCount: 0 };
+    try {
+      const result = await this.#side.exec({ query: sql, abort_signal: signal });
+      return { rows: await rowsOf(result.stream), rowCount: 0 };
+    } catch (e) {
+      // The library says "The user aborted a request." when the bound stop-statement.ts gave fired.
+      throw signal.aborted ? new Error(`no answer from ${this.where} in time`, { cause: e }) : e;
+    }
   };
 
   async renewSession(): Promise<void> {

@@ -460,11 +460,13 @@ class PostgresConnection implements Connection {
       onRecorded(step, recordedMs);
       recordedMs = undefined;
     } : undefined);
+    // Outside the try: a session lost before the message already has its error, not one to wrap again.
+    const client = this.#open();
     const wasInTransaction = this.#inTransaction;
     // From the first BEGIN on a transaction is open until a COMMIT ends it, failed or not.
     if (steps.some((s) => s.begin)) this.#inTransaction = true;
     try {
-      await query.run(this.#open());
+      await query.run(client);
     } catch (e) {
       const error = this.#wrap(e);
       // The server parses a whole message before it runs any of it: a syntax error anywhere

@@ -6,6 +6,9 @@ import { formatMs } from './format-ms.js';
 import type { AppliedMigration, EngineHooks, HookContext } from './hooks.js';
 import type { MigrationRecord } from './types.js';
 
+/** What a warning says of a hook that failed before its migrations ran: they are not applied yet. */
+const BEFORE = 'the migrations are run all the same';
+
 /**
  * Calls one `migrate` batch's {@link EngineHooks} in the order hooks.ts promises, and keeps the
  * versioned migrations committed so far. A hook that throws only warns (spec: a snapshot write
@@ -70,13 +73,13 @@ export class BatchHooks {
     const hook = this.#hooks?.beforeTail?.bind(this.#hooks);
     if (!hook) return;
     this.#tailStarted = true;
-    await this.#run('before-tail hook', () => hook({ ...this.#context, pending, connectOptions: this.#session.connectOptions }), false);
+    await this.#run('before-tail hook', () => hook({ ...this.#context, pending, connectOptions: this.#session.connectOptions }), false, BEFORE);
   }
 
   /** `remaining`: versioned migrations of the batch from this one on, this one included. */
   async before(file: MigrationFile, remaining: number): Promise<void> {
     const hook = this.#perMigration ? this.#hooks?.beforeVersionedMigration?.bind(this.#hooks) : undefined;
-    if (hook) await this.#run(`before-migration hook for ${file.filename}`, () => hook({ ...this.#context, file, remaining }), false);
+    if (hook) await this.#run(`before-migration hook for ${file.filename}`, () => hook({ ...this.#context, file, remaining }), false, BEFORE);
   }
 
   /**
@@ -90,7 +93,7 @@ export class BatchHooks {
     let length = 1;
     await this.#run(`before-migration hook for ${pending[0]!.filename}`, async () => {
       length = await hook({ ...this.#context, pending, remaining });
-    }, false);
+    }, false, BEFORE);
     return Math.min(pending.length, Math.max(1, Math.floor(length) || 1));
   }
 
@@ -117,7 +120,8 @@ export class BatchHooks {
     }
   }
 
-  async #run(name: string, hook: () => Promise<void>, logTime: boolean): Promise<void> {
+  /** `stands`: what the warning says of the migrations the hook is about ({@link BEFORE} for one that runs before them). */
+  async #run(name: string, hook: () => Promise<void>, logTime: boolean, stands = 'the migration itself is applied and recorded'): Promise<void> {
     const started = performance.now();
     try {
       await hook();
@@ -126,7 +130,7 @@ export class BatchHooks {
       // Snapshots not written: their error says which, why and what to do (snapshot-failure.ts),
       // the migrations being applied included; any other failure of a hook gets the general line.
       if (isMtoolError(error) && error.code === 'MTOOL_SNAPSHOT') this.#session.log.warn(error.message);
-      else this.#session.log.warn(`${name} failed; the migration itself is applied and recorded`, { error });
+      else this.#session.log.warn(`${name} failed; ${stands}`, { error });
     }
   }
 }

@@ -159,7 +159,14 @@ export async function withLock<T>(session: DatabaseSession, command: string, run
   const started = performance.now();
   if (run?.signal.aborted) throw interruptedError(run.signal, session.entry.name, 'the lock was not taken and nothing ran');
   await session.store.ensureTables();
-  const holder = await session.lock.acquire(command, { tentative: options.readOnly !== undefined });
+  let holder: LockHolder;
+  try {
+    holder = await session.lock.acquire(command, { tentative: options.readOnly !== undefined });
+  } catch (error) {
+    const lost = session.lock.lostInsert;
+    if (lost) await removeLostLockRow(session, lost);
+    throw error;
+  }
   session.log.info(`lock acquired in ${formatMs(performance.now() - started)}`);
   // A tentative lock is no lock for others yet: a process killed holding it leaves nothing behind.
   const untrack = run?.trackLock?.(session.entry.name, () => session.lock.held !== undefined && !session.lock.tentative);
@@ -279,6 +286,26 @@ function reportUnstoppable(session: DatabaseSession, error: unknown): boolean {
   );
   session.log.debug('stopping the statement failed', { error });
   return true;
+}
+
+/**
+ * The connection was lost while the lock row was inserted: the server may have written it all the
+ * same, and nothing else would remove it. Ended on the server first (the INSERT may still be
+ * running there), the row is removed from a new connection; where that fails too, the user is
+ * told how to see and release it.
+ */
+async function removeLostLockRow(session: DatabaseSession, holder: LockHolder): Promise<void> {
+  const name = session.entry.name;
+  try {
+    await session.conn.terminate?.();
+    await releaseFromSecondConnection(session, holder, 'the connection was lost while the migration lock was taken: its row, which the server may have written, was removed from a new connection');
+  } catch (error) {
+    session.log.error(
+      `the connection was lost while the migration lock was taken, and the lock row the server may have written could not be removed: ` +
+        `if \`mtool lock-status --database ${name}\` shows the lock ACTIVE, held by pid ${holder.pid} (this run), release it with \`mtool unlock --database ${name}\``,
+      { error },
+    );
+  }
 }
 
 async function releaseFromSecondConnection(session: DatabaseSession, holder: LockHolder, warning: string): Promise<void> {

@@ -842,6 +842,13 @@ export class Executor {
         direction === 'rollback'
           ? `${what} was rolled back as a whole: none of its statements remain and ${file.filename} is still recorded as applied.`
           : `${what} was rolled back as a whole: none of its statements remain and it was not recorded.`;
+    } else if (isConnectionError(error) && !inTransaction && direction === 'upgrade' && statement === undefined && executed.length > 0) {
+      // Every statement ran and is kept (no transaction): only whether its tracking row was written is not known.
+      const list = executed.map((s) => `line ${s.line}: ${statementPreview(s.text, 60)}`).join('; ');
+      const record = file.kind === 'versioned' && file.version !== undefined ? `, then record it without running it again: \`mtool migrate --database ${this.#database} --baseline --to-version ${file.version}\`` : '';
+      tail =
+        `the connection was lost after every statement of ${what} had run (${list}), as its tracking row was written. ` +
+        `Run \`mtool status\` before running the command again: if it shows ${file.filename} applied, the row was written; if pending, its statements ran all the same: check that they did what they say${record}.`;
     } else if (isConnectionError(error)) {
       // Outside a transaction nothing undoes what reached the server, and its answers were lost.
       const known = executed.length === 0 ? '' : ` (known to have run: ${executed.map((s) => `line ${s.line}: ${statementPreview(s.text, 60)}`).join('; ')})`;

@@ -185,13 +185,23 @@ export function runningHolderWarning(holder: LockHolder, database: string, sessi
       `End session ${sessionRuns.id} (\`${sessionRuns.endStatement}\`) or wait until it ends before migrating again.`
     );
   }
-  const who = found.verified
-    ? `its holder, process ${holder.pid} (${describeProcess(found)}), still runs on this host`
-    : `a process with the holder's pid ${holder.pid} runs on this host (this system cannot tell whether it is the holder)`;
+  const who = holderRunsHere(holder)!;
   const alsoSession = sessionRuns
     ? ` Stopping it does not stop its database session ${sessionRuns.id} on the server, which goes on with what the run sent: end that too (\`${sessionRuns.endStatement}\`), or wait until it ends.`
     : '';
   return `releasing the migration lock on '${database}' although ${who}: ${risk} Stop process ${holder.pid} (or let it finish) before migrating again.${alsoSession}`;
+}
+
+/**
+ * That the holder's process still runs on this host, with what it is, or undefined when it does
+ * not (or ran elsewhere): `its holder, process 4242 ('node …/bin.js migrate', running since …), still runs on this host`.
+ */
+export function holderRunsHere(holder: LockHolder): string | undefined {
+  const found = inspectHolder(holder);
+  if (found.state !== 'running') return undefined;
+  return found.verified
+    ? `its holder, process ${holder.pid} (${describeProcess(found)}), still runs on this host`
+    : `a process with the holder's pid ${holder.pid} runs on this host (this system cannot tell whether it is the holder)`;
 }
 
 /** `'node …/bin.js migrate', running since 2026-…`. */

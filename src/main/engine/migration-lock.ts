@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import type { Connection, Dialect, Row } from '../../dialects/types.js';
-import { LockError } from '../../errors.js';
-import { holderAdvice, inspectHolder, runningHolderWarning } from './holder-process.js';
+import { isConnectionError, LockError } from '../../errors.js';
+import { holderAdvice, holderRunsHere, inspectHolder, runningHolderWarning } from './holder-process.js';
 import { lookAtHolderSession, sessionRunsTooAdvice, type HolderSession } from './holder-session.js';
 import { newLockToken, tokenServerSession } from './lock-token.js';
 import { lockLayoutError } from './lock-table-layout.js';
@@ -31,6 +31,8 @@ export class MigrationLock {
   #held: LockHolder | undefined;
   /** The held row is inside a transaction not yet committed (a tentative acquisition). */
   #tentative = false;
+  /** The holder whose row's INSERT lost its answer with the connection: the server may have written it. */
+  #lostInsert: LockHolder | undefined;
 
   constructor(conn: Connection, dialect: Dialect, store: TrackingStore) {
     this.#conn = conn;
@@ -41,6 +43,14 @@ export class MigrationLock {
   /** The holder this process inserted, while held. */
   get held(): LockHolder | undefined {
     return this.#held;
+  }
+
+  /**
+   * After {@link acquire} failed because the connection was lost during the INSERT of the lock
+   * row: the holder of that row, which the server may have written (and committed) all the same.
+   */
+  get lostInsert(): LockHolder | undefined {
+    return this.#lostInsert;
   }
 
   /** True while the held row is uncommitted ({@link acquire} with `tentative`, before {@link confirm}). */
@@ -107,6 +117,7 @@ export class MigrationLock {
       try {
         await this.#insertRow(holder);
       } catch (error) {
+        if (isConnectionError(error)) this.#lostInsert = holder;
         // A unique violation: another row came first. A busy database (SQLite): a holder may
         // have committed its row since it was read above.
         throw await this.#explained(error, sql.isUniqueViolation(error));
@@ -313,12 +324,14 @@ function lockHeldError(database: string, holder: LockHolder | undefined, cause?:
   const who = holder ? `held by ${describeHolder(holder)}` : 'held (the holder row was removed while checking)';
   const state = holder ? inspectHolder(holder).state : undefined;
   const sessionRuns = session?.running === true;
+  // Said as lock-status says it: whether the holder still runs here (README: The migration lock).
+  const here = holder ? holderRunsHere(holder) : undefined;
   // A holder known to be gone, or whose server session still runs while its process is not seen
   // running here, gets the advice of lock-status; else the spec's "may be running".
   const what =
     holder && (state === 'gone' || state === 'pid-reused' || (sessionRuns && state === 'elsewhere'))
       ? `${holderAdvice(holder, database, session)} Then run the command again.`
-      : `Another migration may be running; wait for it to finish. ` +
+      : `Another migration may be running${here ? `: ${here}` : ''}; wait for it to finish. ` +
         `If no mtool process is running (for example it was killed), release the lock with \`mtool unlock --database ${database}\` and run the command again.` +
         (session?.running === true ? ` ${sessionRunsTooAdvice(session)}` : '');
   // No general hint under it: the message names `mtool unlock --database` where that applies, and

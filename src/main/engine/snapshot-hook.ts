@@ -286,7 +286,7 @@ export function snapshotHooks(options: SnapshotHookOptions): EngineHooks {
         ...unwritten.map((filename) => ({ filename, reason: readError !== undefined ? `reading the schema failed: ${reasonOf(readError)}` : 'its schema was not read' })),
       ];
       if (readError !== undefined && failed.length === 0) failed.push({ filename: '(the last migrations)', reason: `reading the schema failed: ${reasonOf(readError)}` });
-      if (failed.length > 0) throw snapshotsNotWritten(state.modules.snapshotDir(options.root), state.entry.name, failed, readError ?? summary.failures[0]?.error);
+      if (failed.length > 0) throw snapshotsNotWritten(state.modules.snapshotDir(options.root), state.entry.name, failed, readError ?? summary.failures[0]?.error, summary.failures.length > 0);
     },
   };
 }
