@@ -3,7 +3,7 @@ import { ALL_OPTION, DATABASE_OPTION, type CommandDescriptor } from './command.j
 export const exportModelsCommand: CommandDescriptor = {
   name: 'export-models',
   description:
-    "Compile the database's models (modelPaths, modelTables) and write their state to the model state file for offline make-migrations and diff (canonical JSON, meant to be committed); also store it in the database (table _mtool_model_state) for recover-model-state.",
+    "Compile the database's models (modelPaths, modelTables) and write their state to the model state file (canonical JSON, meant to be committed); also store it in the database (table _mtool_model_state) for recover-model-state.",
   options: [
     { name: 'output', short: 'o', type: 'string', value: '<file>', description: 'model state file (default .mtool/model_state.json)' },
     DATABASE_OPTION,

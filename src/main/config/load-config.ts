@@ -72,7 +72,8 @@ async function resolveConfigModule(value: string, root: string): Promise<string>
   );
 }
 
-async function scanCandidates(root: string): Promise<string[]> {
+/** The files under `root` that declare databases (scan discovery, source 3), sorted; `init` asks too. */
+export async function scanCandidates(root: string): Promise<string[]> {
   const { glob } = await import('tinyglobby');
   const files = await glob(['**/*.{ts,mts,js,mjs}'], {
     cwd: root,

@@ -1,6 +1,7 @@
 import type { DatabaseType, Quoting } from '../../dialects/types.js';
 import { MtoolError } from '../../errors.js';
 import type { DatabaseSession } from '../engine/database-session.js';
+import { toIsoUtc } from '../engine/tracking-store.js';
 import { canonicalJson, sha256Hex } from '../../schema/canonical-json.js';
 import { MODEL_STATE_TABLE } from '../fixed-tables.js';
 import type { ModelStateEntry } from './model-state-file.js';
@@ -98,12 +99,5 @@ export async function loadModelState(session: DatabaseSession): Promise<StoredMo
   if (schemaText === undefined || sha256Hex(schemaText) !== checksum || parsed.checksum !== checksum) {
     throw new MtoolError('MTOOL_SNAPSHOT', `${where} does not match its checksum; run \`mtool export-models --database ${entry.name}\` to store it again`, { database: entry.name });
   }
-  return { databaseName: entry.name, checksum, entry: parsed, schemaText, updatedAt: timestampText(row.updated_at) };
-}
-
-function timestampText(value: unknown): string {
-  if (value instanceof Date) return value.toISOString();
-  const text = String(value);
-  const date = new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(text) ? text : `${text.replace(' ', 'T')}Z`);
-  return Number.isNaN(date.getTime()) ? text : date.toISOString();
+  return { databaseName: entry.name, checksum, entry: parsed, schemaText, updatedAt: toIsoUtc(row.updated_at) };
 }

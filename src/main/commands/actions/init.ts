@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { MtoolError } from '../../../errors.js';
-import { announceWarnings, CONFIG_FILE_NAMES, findProjectRoot } from '../../config/load-config.js';
+import { announceWarnings, CONFIG_FILE_NAMES, findProjectRoot, scanCandidates } from '../../config/load-config.js';
 import { writeFileAtomic } from '../../fs/atomic-write.js';
 import type { CommandContext, CommandInput, CommandResult } from '../command.js';
 
@@ -106,7 +106,9 @@ export async function init(ctx: CommandContext, input: CommandInput): Promise<Co
   const outcomes: Outcome[] = [];
   let database = requested ?? 'default';
 
-  if (existing !== undefined || ctx.env.MTOOL_CONFIG_MODULE) {
+  // A configuration found by scanning (src/db.ts with databaseConfig(...)) counts too: a root
+  // file written beside it would take its place, unannounced, in every later command.
+  if (existing !== undefined || ctx.env.MTOOL_CONFIG_MODULE || (await scanCandidates(root)).length > 0) {
     const config = await ctx.loadConfig();
     root = config.root;
     const entry = requested === undefined ? config.databases.find((d) => d.isDefault) : config.databases.find((d) => d.name === requested);
@@ -119,7 +121,7 @@ export async function init(ctx: CommandContext, input: CommandInput): Promise<Co
     }
     announceWarnings(config, [entry]);
     database = entry.name;
-    outcomes.push({ path: existing ?? ctx.env.MTOOL_CONFIG_MODULE!, action: 'kept' });
+    outcomes.push({ path: existing ?? (ctx.env.MTOOL_CONFIG_MODULE || relative(root, config.source.files[0]!)), action: 'kept' });
   } else {
     const path = join(root, CONFIG_FILE_NAMES[0]);
     try {
