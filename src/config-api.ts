@@ -214,7 +214,7 @@ export function env(name: string, fallback?: string): string {
   const raw = process.env[name];
   const value = raw === undefined || raw === '' ? fallback : raw;
   if (value === undefined) {
-    throw new MtoolConfigError(`Environment variable ${name} is not set; the configuration reads it with env('${name}'). Set it, or give a fallback: env('${name}', '<value>')`);
+    throw new MtoolConfigError(`Environment variable ${name} is ${raw === '' ? 'empty' : 'not set'}; the configuration reads it with env('${name}'). Set it, or give a fallback: env('${name}', '<value>')`);
   }
   envSources().set(value, `env(${name})`);
   return value;

@@ -125,6 +125,15 @@ describe('env()', () => {
     );
   });
 
+  it('says empty, not unset, of a variable set to the empty string (DATABASE_URL= in a .env file)', () => {
+    process.env.MTOOL_TEST_ENV_EMPTY = '';
+    try {
+      expect(() => env('MTOOL_TEST_ENV_EMPTY')).toThrow(/^Environment variable MTOOL_TEST_ENV_EMPTY is empty; the configuration reads it with env\('MTOOL_TEST_ENV_EMPTY'\)/);
+    } finally {
+      delete process.env.MTOOL_TEST_ENV_EMPTY;
+    }
+  });
+
   it('gives the loaded entries their URL source, and a missing variable fails the load with exit 2', async () => {
     process.env.MTOOL_TEST_APP_URL = 'sqlite:///app-from-env.db';
     process.env.MTOOL_TEST_DEV_URL = 'sqlite:///dev-from-env.db';
