@@ -1,6 +1,6 @@
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { explain, migration, projectOn } from './support/project.js';
+import { TcpProxy } from './support/tcp-proxy.js';
 import { TARGETS, queryOnce, tableExistsAt, targetReachable } from './support/targets.js';
 
 /**
@@ -49,44 +49,6 @@ for (const target of TARGETS.filter((t) => t.type in KILL_OWN_SESSION)) {
   });
 }
 
-/**
- * A TCP proxy in front of the server whose open connections the test can cut, as a network
- * failure would: the client sees its connection fail, not an error from the server.
- */
-class CuttableProxy {
-  readonly #server: Server;
-  readonly #sockets = new Set<Socket>();
-  port = 0;
-
-  constructor(host: string, port: number) {
-    this.#server = createServer((client) => {
-      const upstream = connect(port, host);
-      for (const socket of [client, upstream]) {
-        this.#sockets.add(socket);
-        socket.on('close', () => this.#sockets.delete(socket));
-        socket.on('error', () => socket.destroy());
-      }
-      client.pipe(upstream);
-      upstream.pipe(client);
-    });
-  }
-
-  async listen(): Promise<void> {
-    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve));
-    this.port = (this.#server.address() as { port: number }).port;
-  }
-
-  /** Reset every connection open now; new ones still go through. */
-  cut(): void {
-    for (const socket of this.#sockets) socket.resetAndDestroy();
-  }
-
-  close(): Promise<void> {
-    this.cut();
-    return new Promise((resolve) => this.#server.close(() => resolve()));
-  }
-}
-
 /** Per server: a migration statement that runs for 3 s, and how to see that it is running. */
 const SLOW: Record<string, { statement: string; running: string }> = {
   postgresql: {
@@ -104,11 +66,11 @@ for (const target of TARGETS.filter((t) => t.type === 'postgresql' || t.type ===
   const slow = SLOW[target.type]!;
   const transactional = target.type === 'postgresql';
   describe.skipIf(!(await targetReachable(target)))(`a ${target.id} connection that fails in the middle of a migration`, () => {
-    let proxy: CuttableProxy | undefined;
+    let proxy: TcpProxy | undefined;
     // The project reaches the database through the proxy.
     const app = projectOn(target, async (db) => {
       const url = new URL(db.url);
-      proxy = new CuttableProxy(url.hostname, Number(url.port));
+      proxy = new TcpProxy(url.hostname, Number(url.port));
       await proxy.listen();
       url.port = String(proxy.port);
       return url.href;

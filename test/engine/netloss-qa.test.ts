@@ -1,7 +1,7 @@
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTo, randomName, TEST_URLS } from '../support/databases.js';
 import { explain, migration, projectOn } from './support/project.js';
+import { TcpProxy } from './support/tcp-proxy.js';
 import { TARGETS, queryOnce, tableExistsAt, targetReachable } from './support/targets.js';
 
 /**
@@ -11,84 +11,11 @@ import { TARGETS, queryOnce, tableExistsAt, targetReachable } from './support/ta
  * The project reaches the database through a TCP proxy the test cuts or stalls when a given
  * text passes, as a network failure would.
  */
-class TriggeredProxy {
-  readonly #server: Server;
-  readonly #sockets = new Set<Socket>();
-  #trigger: { text: string; action: 'cut' | 'cut-answer' | 'stall' } | undefined;
-  /** Forward nothing more, on any connection, old or new. */
-  #stalled = false;
-  /** The text of the trigger was sent: the next answer from the server is dropped and everything cut. */
-  #answerDue = false;
-  port = 0;
-
-  constructor(host: string, port: number) {
-    this.#server = createServer((client) => {
-      const upstream = connect(port, host);
-      for (const socket of [client, upstream]) {
-        this.#sockets.add(socket);
-        socket.on('close', () => this.#sockets.delete(socket));
-        socket.on('error', () => socket.destroy());
-      }
-      client.on('data', (data: Buffer) => this.#sent(data, upstream));
-      upstream.on('data', (data: Buffer) => this.#answered(data, client));
-      client.on('close', () => this.#stalled || upstream.destroy());
-      upstream.on('close', () => this.#stalled || client.destroy());
-    });
-  }
-
-  async listen(): Promise<void> {
-    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve));
-    this.port = (this.#server.address() as { port: number }).port;
-  }
-
-  /**
-   * When the client sends `text`: `cut` resets every connection before it reaches the server;
-   * `cut-answer` lets it through and resets every connection as the server's answer comes
-   * (the server did it, the client never hears so); `stall` stops forwarding for good.
-   */
-  arm(text: string, action: 'cut' | 'cut-answer' | 'stall'): void {
-    this.#trigger = { text, action };
-  }
-
-  #sent(data: Buffer, upstream: Socket): void {
-    if (this.#stalled) return;
-    const trigger = this.#trigger;
-    if (trigger && data.toString('latin1').includes(trigger.text)) {
-      this.#trigger = undefined;
-      if (trigger.action === 'cut') return this.#cut();
-      if (trigger.action === 'stall') {
-        this.#stalled = true;
-        return;
-      }
-      this.#answerDue = true;
-    }
-    upstream.write(data);
-  }
-
-  #answered(data: Buffer, client: Socket): void {
-    if (this.#stalled) return;
-    if (this.#answerDue) {
-      this.#answerDue = false;
-      return this.#cut();
-    }
-    client.write(data);
-  }
-
-  #cut(): void {
-    for (const socket of this.#sockets) socket.resetAndDestroy();
-  }
-
-  close(): Promise<void> {
-    this.#cut();
-    return new Promise((resolve) => this.#server.close(() => resolve()));
-  }
-}
-
 /** The project's URL: through a proxy, with `credentials` (user:password) when given. */
-function proxied(onProxy: (proxy: TriggeredProxy) => void, credentials?: () => { user: string; password: string }) {
+function proxied(onProxy: (proxy: TcpProxy) => void, credentials?: () => { user: string; password: string }) {
   return async (db: { url: string }): Promise<string> => {
     const url = new URL(db.url);
-    const proxy = new TriggeredProxy(url.hostname, Number(url.port));
+    const proxy = new TcpProxy(url.hostname, Number(url.port));
     await proxy.listen();
     onProxy(proxy);
     url.port = String(proxy.port);
@@ -108,7 +35,7 @@ const LOCK_INSERT: Record<string, string> = { postgresql: 'INSERT INTO "mtool_lo
 for (const target of TARGETS.filter((t) => t.type in LOCK_INSERT)) {
   const mysqlUser = target.type === 'postgresql' ? undefined : randomName('nlqa');
   describe.skipIf(!(await targetReachable(target)))(`the connection lost as the lock row is inserted, on ${target.id}`, () => {
-    let proxy: TriggeredProxy | undefined;
+    let proxy: TcpProxy | undefined;
     // PostgreSQL's trust authentication ignores the password; the URL carries one all the same.
     const credentials = () => ({ user: mysqlUser ?? 'postgres', password: PASSWORD });
     const app = projectOn(target, proxied((p) => (proxy = p), credentials));
@@ -149,7 +76,7 @@ const postgresql = TARGETS.find((t) => t.type === 'postgresql')!;
 const PARTIAL_READ = 'WITH RECURSIVE picked';
 
 describe.skipIf(!(await targetReachable(postgresql)))('postgresql: the connection lost while the schema is read between two migrations', () => {
-  let proxy: TriggeredProxy | undefined;
+  let proxy: TcpProxy | undefined;
   const app = projectOn(postgresql, proxied((p) => (proxy = p)));
   afterAll(() => proxy?.close());
 
@@ -171,7 +98,7 @@ describe.skipIf(!(await targetReachable(postgresql)))('postgresql: the connectio
 });
 
 describe.skipIf(!(await targetReachable(postgresql)))("postgresql: the connection lost while the schema is read after a run's last migration", () => {
-  let proxy: TriggeredProxy | undefined;
+  let proxy: TcpProxy | undefined;
   const app = projectOn(postgresql, proxied((p) => (proxy = p)));
   afterAll(() => proxy?.close());
 
@@ -191,7 +118,7 @@ describe.skipIf(!(await targetReachable(postgresql)))("postgresql: the connectio
 });
 
 describe.skipIf(!(await targetReachable(postgresql)))('postgresql: the connection lost as the tracking row of a migration run outside a transaction is written', () => {
-  let proxy: TriggeredProxy | undefined;
+  let proxy: TcpProxy | undefined;
   const app = projectOn(postgresql, proxied((p) => (proxy = p)));
   afterAll(() => proxy?.close());
 
@@ -223,7 +150,7 @@ describe.skipIf(!(await targetReachable(postgresql)))('postgresql: the connectio
 const clickhouse = TARGETS.find((t) => t.type === 'clickhouse')!;
 
 describe.skipIf(!(await targetReachable(clickhouse)))('clickhouse-18.16: the server stops answering during a migration', () => {
-  let proxy: TriggeredProxy | undefined;
+  let proxy: TcpProxy | undefined;
   // A short receive_timeout: the statement's request gives up after 2 s.
   const app = projectOn(clickhouse, async (db) => `${await proxied((p) => (proxy = p))(db)}?receive_timeout=2`);
   afterAll(() => proxy?.close());
