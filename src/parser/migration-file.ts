@@ -162,7 +162,9 @@ export function parseMigrationFile(input: MigrationFileInput): MigrationFile {
       const bytes = input.content;
       let line = 1;
       for (let k = 0; k < at; k++) if (bytes[k] === 0x0a || (bytes[k] === 0x0d && bytes[k + 1] !== 0x0a)) line++;
-      throw fail(line, `byte 0x${input.content[at]!.toString(16).toUpperCase().padStart(2, '0')} is not UTF-8: the file is in another encoding (Latin-1 or Windows-1252, say); save it as UTF-8`);
+      // mysqldump writes BLOB and BINARY values as raw bytes in string literals unless told --hex-blob.
+      const binary = dialect === 'mysql' ? '. Or it holds binary data, as a mysqldump or mariadb-dump of BLOB or BINARY columns without --hex-blob does: dump again with --hex-blob' : '';
+      throw fail(line, `byte 0x${input.content[at]!.toString(16).toUpperCase().padStart(2, '0')} is not UTF-8: the file is in another encoding (Latin-1 or Windows-1252, say); save it as UTF-8${binary}`);
     }
   }
   const bom = raw.startsWith('\uFEFF') ? 1 : 0;

@@ -50,6 +50,8 @@ export interface SplitPreset {
   readonly executableComments: boolean;
   /** `DELIMITER xx` lines change the terminator (the mysql client convention). */
   readonly delimiterDirective: boolean;
+  /** The data lines after `COPY ... FROM STDIN;` up to a line `\.` are psql's, not SQL (PostgreSQL). */
+  readonly copyData: boolean;
   readonly blocks: BlockMode;
 }
 
@@ -70,6 +72,7 @@ const postgresql: SplitPreset = {
   nestedBlockComments: true,
   executableComments: false,
   delimiterDirective: false,
+  copyData: true,
   blocks: 'pg-atomic',
 };
 
@@ -91,6 +94,7 @@ const mysql: SplitPreset = {
   nestedBlockComments: false,
   executableComments: true,
   delimiterDirective: true,
+  copyData: false,
   blocks: 'mysql',
 };
 
@@ -111,6 +115,7 @@ const sqlite: SplitPreset = {
   nestedBlockComments: false,
   executableComments: false,
   delimiterDirective: false,
+  copyData: false,
   blocks: 'sqlite-trigger',
 };
 
@@ -132,6 +137,7 @@ const clickhouse: SplitPreset = {
   nestedBlockComments: true,
   executableComments: false,
   delimiterDirective: false,
+  copyData: false,
   blocks: 'none',
 };
 

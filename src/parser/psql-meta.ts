@@ -1,3 +1,4 @@
+import { COPY_FROM_STDIN } from './copy-data.js';
 import { endOfLine } from './scanner.js';
 import { splitStatements, type SqlStatement } from './split-statements.js';
 
@@ -13,9 +14,6 @@ import { splitStatements, type SqlStatement } from './split-statements.js';
 
 /** Meta-commands that mean nothing outside psql. */
 const DROPPED = new Set(['restrict', 'unrestrict']);
-
-/** `COPY ... FROM STDIN`: its rows follow in the file, for psql to send (pg_dump's data). */
-const COPY_FROM_STDIN = /^COPY\b[^;]*?\bFROM\s+STDIN\b/i;
 
 /**
  * The statements with leading `\restrict` / `\unrestrict` lines dropped (a statement of nothing

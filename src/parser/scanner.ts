@@ -1,6 +1,7 @@
 import { SqlSyntaxError } from '../errors.js';
 import { K_BEGIN, K_END, K_OTHER, MAX_KEYWORD_LENGTH, P_COLON, P_OTHER, P_RPAREN, P_STRING, keywordCode, keywordTable, wakeWords, wordEquals } from './block-keywords.js';
 import { BlockTracker } from './block-tracker.js';
+import { COPY_FROM_STDIN, endOfCopyData } from './copy-data.js';
 import { PositionTracker } from './position-tracker.js';
 import type { SplitPreset } from './presets.js';
 import type { SqlStatement } from './split-statements.js';
@@ -306,9 +307,17 @@ function syntaxError(ctx: ErrorContext, message: string, at: number): SqlSyntaxE
   return new SqlSyntaxError(message, new PositionTracker(ctx.sql, ctx.startLine).positionOf(at), ctx.file);
 }
 
+/**
+ * Whether the `/*` at `at` opens a MySQL/MariaDB executable comment (`/*!`, `/*M!`) that a server
+ * runs. One for version 999999, which no server has, is a comment: mariadb-dump's first line
+ * `/*M!999999\- enable the sandbox mode *\/` is for the mariadb client alone and has no `;` after
+ * it, so read as statement text it hid the first word of the statement after it (a `LOCK TABLES`,
+ * a `SET autocommit`) from mtool, and a `DELIMITER` line after it was sent to the server.
+ */
 export function isExecutableComment(sql: string, at: number): boolean {
   const c2 = sql.charCodeAt(at + 2);
-  return c2 === 33 || ((c2 === 77 || c2 === 109) && sql.charCodeAt(at + 3) === 33);
+  const bang = c2 === 33 ? at + 2 : (c2 === 77 || c2 === 109) && sql.charCodeAt(at + 3) === 33 ? at + 3 : -1;
+  return bang >= 0 && !sql.startsWith('999999', bang + 1);
 }
 
 /**
@@ -464,6 +473,7 @@ export function scanStatements(sql: string, preset: SplitPreset, file: string | 
   const hashAlways = preset.hashComment === 'always';
   const plain = tables.plain;
   const directives = preset.delimiterDirective;
+  const copyData = preset.copyData;
 
   let delim = ';';
   let delimFirst = SEMICOLON;
@@ -503,12 +513,15 @@ export function scanStatements(sql: string, preset: SplitPreset, file: string | 
         lastEnd = ++i;
         continue;
       }
+      // psql's data lines after `COPY ... FROM STDIN;` are no statement (a row may hold a lone quote).
+      const copy = copyData && stmtStart >= 0 && (sql.charCodeAt(stmtStart) | 0x20) === 0x63 && COPY_FROM_STDIN.test(sql.slice(stmtStart, lastEnd));
       if (stmtStart >= 0) {
         pushStatement(out, sql, pos, stmtStart, lastEnd);
         stmtStart = -1;
       }
       blocks.reset();
       i += delimLen;
+      if (copy) i = endOfCopyData(sql, i);
       continue;
     }
 

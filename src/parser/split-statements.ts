@@ -42,7 +42,8 @@ export interface SplitOptions {
  * What each dialect understands:
  * - `postgresql`: `'...'` with `''`, `E'...'` with backslash escapes, `$$ ... $$` and
  *   `$tag$ ... $tag$` (`$1` is a parameter), `"a""b"`, `--`, nested `/* /* *\/ *\/`,
- *   `BEGIN ATOMIC ... END` function bodies.
+ *   `BEGIN ATOMIC ... END` function bodies; the data lines after `COPY ... FROM STDIN;` up to a
+ *   line `\.` (psql's, as in a `pg_dump`) belong to no statement.
  * - `mysql` (and MariaDB; default sql_mode): backslash escapes in `'...'` and `"..."`
  *   (both are strings), `` `...` ``, `#` and `-- ` comments, `/* *\/` (not nested),
  *   `/*! ... *\/` executable comments as statement text, `DELIMITER xx` lines (not
