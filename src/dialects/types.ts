@@ -450,7 +450,8 @@ export interface Dialect {
   /**
    * What to do after `statement` failed with `error`, where the failure leaves something behind
    * that the error does not mention (PostgreSQL: the INVALID index of a failed
-   * `CREATE INDEX CONCURRENTLY`). A sentence for the failure message; undefined when there is none.
+   * `CREATE INDEX CONCURRENTLY`), or where the server's error does not say what to do (ClickHouse:
+   * a statement over `max_query_size`). A sentence for the failure message; undefined when there is none.
    */
   failureHint?(statement: string, error: unknown): string | undefined;
   /**

@@ -27,6 +27,19 @@ export const clickhouseCapabilities: Capabilities = {
  */
 const CHANGES_SESSION = /^(?:SET\s+(?!(?:DEFAULT\s+)?ROLE\b)|CREATE\s+TEMPORARY\s+TABLE\b)/i;
 
+/**
+ * A statement longer than the server's `max_query_size` (256 KiB by default), the most of a
+ * statement ClickHouse parses: an INSERT's VALUES data past it is read as data, so only the
+ * statement's other text counts. 18.x says `Syntax error: ... Max query size exceeded`.
+ */
+function querySizeHint(error: unknown): string | undefined {
+  if (!(error instanceof Error) || !/\bMax query size exceeded\b/i.test(error.message)) return undefined;
+  return (
+    "The statement is longer than the server's max_query_size (262144 bytes unless the server sets it otherwise), the most of a statement ClickHouse parses " +
+    "(an INSERT's VALUES data past it does not count): put `SET max_query_size = <bytes>;` before it in the migration file (the setting lasts for that file), or split the statement."
+  );
+}
+
 /** After such a file the connection goes on in a new session. */
 const RENEW: SessionGuard = { renewSession: true };
 
@@ -46,6 +59,7 @@ export const clickhouseDialect: Dialect = {
   },
   parseServerVersion: (raw) => parseVersionNumbers(raw, 'clickhouse'),
   sessionGuard: (statements) => (statements.some((s) => CHANGES_SESSION.test(s.text)) ? RENEW : undefined),
+  failureHint: (_statement, error) => querySizeHint(error),
   // HTTP clients and chdb sessions belong to their connections and go with them.
   dispose: async () => undefined,
   async introspect(conn: Connection, options?: IntrospectOptions): Promise<SchemaIR> {

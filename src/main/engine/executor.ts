@@ -73,8 +73,9 @@ interface GroupMember extends AppliedMigration {
 /**
  * Bounds of one {@link Executor.applyAll} message: files (or, in a message of one file's
  * statements, statements), and characters of their statements (a message is held whole in memory
- * on both sides, and the server's `max_allowed_packet` bounds it; a larger file or statement
- * still goes, alone).
+ * on both sides, and the server's `max_allowed_packet` bounds it). A file larger than that goes
+ * on its own, as {@link Executor.apply} sends it: in a transaction, its statements in messages
+ * within these bounds; outside one, a statement at a time. A larger statement still goes, alone.
  */
 const MESSAGE_FILES = 100;
 const MESSAGE_CHARS = 1024 * 1024;
@@ -90,6 +91,13 @@ function statementMessageEnd(statements: readonly SqlStatement[], from: number):
     chars += statements[end++]!.text.length;
   }
   return end;
+}
+
+/** Characters of the statements' text. */
+function charsOf(statements: readonly SqlStatement[]): number {
+  let chars = 0;
+  for (let i = 0; i < statements.length; i++) chars += statements[i]!.text.length;
+  return chars;
 }
 
 /** The one savepoint name: each migration releases it before the next takes it. */
@@ -224,11 +232,13 @@ export class Executor {
       const mode = await this.#transactionMode(file, statements, 'upgrade');
       // A file with transactions of its own goes alone (after a failure inside one, that one is
       // rolled back), and so does one that changes its session (its schema, settings, temporary
-      // tables: put back before its tracking row).
-      if (statements.length > 0 && mode.useTransaction === inTransaction && !mode.ownTransactions && this.#sessionChanges(statements) === undefined) {
+      // tables: put back before its tracking row), and one larger than a message (whole in one, it
+      // would pass the bound: on MySQL and MariaDB the server's max_allowed_packet).
+      const chars = charsOf(statements);
+      if (statements.length > 0 && chars <= MESSAGE_CHARS && mode.useTransaction === inTransaction && !mode.ownTransactions && this.#sessionChanges(statements) === undefined) {
         batch.push(file);
         modes.push(mode);
-        for (let i = 0; i < statements.length; i++) bytes += statements[i]!.text.length;
+        bytes += chars;
         if (batch.length >= MESSAGE_FILES || bytes >= MESSAGE_CHARS) await send();
         continue;
       }
