@@ -21,10 +21,13 @@ const SECRET_NAMES = new Set([
 /** Fragments that mark a secret wherever they appear in an option name. */
 const SECRET_FRAGMENTS = ['password', 'passwd', 'secret', 'token', 'apikey', 'accesskey', 'privatekey'];
 
+/** Names that hold a fragment yet no secret: SQLite FTS5's `tokenize = 'porter'` and `tokenchars`. */
+const NOT_SECRET = new Set(['tokenize', 'tokenizer', 'tokenchars']);
+
 /** Whether a URL query option (or `key=value` setting) name looks like it carries a secret. */
 export function isSecretOptionName(name: string): boolean {
   const n = name.toLowerCase().replace(/[_-]/g, '');
-  return SECRET_NAMES.has(n) || SECRET_FRAGMENTS.some((f) => n.includes(f));
+  return SECRET_NAMES.has(n) || (!NOT_SECRET.has(n) && SECRET_FRAGMENTS.some((f) => n.includes(f)));
 }
 
 interface MaskSplit {

@@ -55,6 +55,11 @@ describe('isSecretOptionName', () => {
     for (const n of ['password', 'PASSWORD', 'pwd', 'db_password', 'token', 'api_key', 'apiKey', 'secret', 'key', 'aws_secret_access_key']) expect(isSecretOptionName(n)).toBe(true);
     for (const n of ['sslkey', 'ssl_key', 'sslmode', 'application_name', 'charset', 'timeout', 'user']) expect(isSecretOptionName(n)).toBe(false);
   });
+
+  it("leaves SQLite FTS5's tokenize and tokenchars options visible, but not other names holding 'token'", () => {
+    for (const n of ['tokenize', 'TOKENIZE', 'tokenchars']) expect(isSecretOptionName(n)).toBe(false);
+    for (const n of ['access_token', 'tokens', 'refresh_token']) expect(isSecretOptionName(n)).toBe(true);
+  });
 });
 
 describe('scrubSecrets', () => {
