@@ -79,6 +79,8 @@ const DIRECTIVE = /^\s*--\s*mtool\s*:\s*(\S*)(.*)$/i;
  * inside a transaction (or claim a rollback) against what its author declared.
  */
 const NEAR_DIRECTIVE = /^\s*(--|#)\s*mtool\s*[:=]?\s*(irreversible|no-transaction)\b/i;
+/** The line git writes where a conflicted merge begins (`<<<<<<< HEAD`): no SQL starts so. */
+const CONFLICT_START = /^<{7}(?: |$)/;
 
 type Section = 'upgrade' | 'rollback';
 
@@ -204,7 +206,7 @@ export function parseMigrationFile(input: MigrationFileInput): MigrationFile {
     // statements in the upgrade section, where they ran.
     const end = endOfLine(text, start, hasCr);
     const next = end + (text.charCodeAt(end) === 13 && text.charCodeAt(end + 1) === 10 ? 2 : 1);
-    if (current !== undefined && !mayBeComment(text, start, end, hashes)) {
+    if (current !== undefined && !mayBeComment(text, start, end, hashes) && text.charCodeAt(start) !== 60) {
       start = next;
       continue;
     }
@@ -213,7 +215,8 @@ export function parseMigrationFile(input: MigrationFileInput): MigrationFile {
     const directive = marker ? null : DIRECTIVE.exec(line);
     const nearMarker = marker || directive ? null : (NEAR_MARKER.exec(line) ?? (hashes ? hashNearMarker(line, preset.hashComment) : null));
     const nearDirective = marker || directive || nearMarker ? null : nearDirectiveOf(line, preset.hashComment);
-    if (current !== undefined && !marker && !directive && !nearMarker && !nearDirective) {
+    const conflict = CONFLICT_START.test(line);
+    if (current !== undefined && !marker && !directive && !nearMarker && !nearDirective && !conflict) {
       start = next;
       continue;
     }
@@ -241,6 +244,9 @@ export function parseMigrationFile(input: MigrationFileInput): MigrationFile {
       const word = nearMarker[1].toLowerCase();
       const effect = currentSection === undefined ? ' and starts no section' : `: the statements after it would stay in the '-- ${currentSection}' section and run with it`;
       throw fail(lineNo, `'${line.trim()}' is not a section marker${effect}; write it as '-- ${word}' alone on its line`);
+    }
+    if (conflict && where === IN_CODE) {
+      throw fail(lineNo, `'${line.trim()}' is a git merge conflict marker: the merge of this file is unresolved; resolve the conflict (and remove the marker lines) before running it`);
     }
     if (nearDirective && where === IN_CODE) {
       throw fail(lineNo, `'${line.trim()}' is not read as a directive, so '${nearDirective}' would not apply; write it as '-- mtool: ${nearDirective}'`);

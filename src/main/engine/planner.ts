@@ -119,22 +119,44 @@ export function verifyApplied(
       );
     }
   }
-  const appliedVersions = new Map<string, string>();
+  const appliedVersions = new Map<string, TrackedMigration>();
   const appliedNames = new Set<string>();
   for (let i = 0; i < records.length; i++) {
     const record = records[i]!;
-    if (record.version !== null) appliedVersions.set(record.version, record.filename);
+    if (record.version !== null) appliedVersions.set(record.version, record);
     appliedNames.add(record.filename);
   }
   for (let i = 0; i < files.length; i++) {
     const file = files[i]!;
     if (file.kind !== 'versioned' || appliedNames.has(file.filename)) continue;
     const other = appliedVersions.get(file.version as string);
-    if (other !== undefined) {
+    if (other === undefined) continue;
+    // The other file is never in the folder: two files of one version are refused as it is read.
+    const why =
+      other.checksum === file.checksum
+        ? `it is that migration renamed (same content): an applied migration file must not be renamed: restore its name`
+        : `a file no longer in migrations/${database}/ (another branch's, or renamed): give ${file.filename} the next free version, ` +
+          `or, if ${other.filename} should not stay applied here, roll it back first where its file is (on its branch)`;
+    throw new MtoolError('MTOOL_MIGRATION_FILE', `database '${database}': ${file.filename} has version ${file.version}, which is already applied as ${other.filename}; ${why}`, { database });
+  }
+  // A pending file with the bytes of an applied one whose file is gone is that migration renamed
+  // (renumbered after a merge, say): migrate would run it a second time.
+  const goneByChecksum = new Map<string, TrackedMigration>();
+  for (let i = 0; i < records.length; i++) {
+    const record = records[i]!;
+    if (record.type === 'versioned' && !byFilename.has(record.filename)) goneByChecksum.set(record.checksum, record);
+  }
+  if (goneByChecksum.size === 0) return;
+  for (let i = 0; i < files.length; i++) {
+    const file = files[i]!;
+    if (file.kind !== 'versioned' || appliedNames.has(file.filename)) continue;
+    const was = goneByChecksum.get(file.checksum);
+    if (was !== undefined) {
       throw new MtoolError(
         'MTOOL_MIGRATION_FILE',
-        `database '${database}': ${file.filename} has version ${file.version}, which is already applied as ${other}; ` +
-          `an applied migration file must not be renamed: restore its name, or give the new file the next free version`,
+        `database '${database}': ${file.filename} is ${was.filename} renamed: it has the same content, and ${was.filename} (version ${was.version}) is applied ` +
+          `but no longer in migrations/${database}/, so \`mtool migrate\` would run it a second time. Rename it back to ${was.filename}: ` +
+          `a migration keeps the name it was applied with (to renumber one, roll it back first under its old name)`,
         { database },
       );
     }

@@ -62,6 +62,8 @@ export function snapshotDir(root: string): string {
 
 const FILE_RE = /^(.+?)__(\d+)_(.+)\.schema\.json$/;
 const ID_RE = /^(.+?)__(\d+)_(.+)$/;
+/** A line git writes into a file whose merge conflicted (`<<<<<<< HEAD`, `=======`, `>>>>>>> branch`). */
+const CONFLICT_MARKER = /^(?:<{7}|={7}|>{7})(?: |\r?$)/m;
 
 /**
  * Parse a migration id (`app__0003_add_users`; the `V__0003_add_users` file form is accepted and
@@ -80,7 +82,8 @@ export function parseMigrationId(migrationId: string, databaseName: string): { v
  * Write the snapshot for an applied versioned migration to
  * `.mtool/schemas/<db>__<NNNN>_<desc>.schema.json`: canonical content laid out by snapshotText, atomic (temp file, fsync,
  * verify, rename), `previous_checksum` taken from the latest intact snapshot of an earlier
- * version. Re-applying a version overwrites its snapshot.
+ * version (of several files of that version, the one applied last). Re-applying a version
+ * overwrites its snapshot.
  * @example await writeSnapshot(root, { migrationId: 'app__0002_add_email', databaseName: 'app', databaseType: 'postgresql', schema })
  */
 export async function writeSnapshot(root: string, input: WriteSnapshotInput, options: SnapshotLogOptions = {}): Promise<{ path: string; snapshot: SnapshotFile }> {
@@ -90,15 +93,16 @@ export async function writeSnapshot(root: string, input: WriteSnapshotInput, opt
   const version = Number(versionText);
   const migrationId = `${input.databaseName}__${versionText}_${description}`;
 
-  let previous: string | null = null;
+  // Of several intact files of that version (rolled back, then applied under another
+  // description), the one applied last.
+  let latest: { version: number; snap: SnapshotFile } | undefined;
   const earlier = (await listSnapshots(root, input.databaseName)).filter((e) => e.version < version).reverse();
   for (const entry of earlier) {
+    if (latest && entry.version < latest.version) break;
     const snap = await readSnapshot(entry.path, options);
-    if (snap) {
-      previous = snap.checksum;
-      break;
-    }
+    if (snap && (!latest || snap.applied_at > latest.snap.applied_at)) latest = { version: entry.version, snap };
   }
+  const previous = latest?.snap.checksum ?? null;
 
   const body = canonicalize({
     format_version: SNAPSHOT_FORMAT_VERSION,
@@ -143,6 +147,14 @@ export async function readSnapshot(path: string, options: SnapshotLogOptions = {
   try {
     data = JSON.parse(text);
   } catch (error) {
+    const conflict = CONFLICT_MARKER.exec(text);
+    if (conflict) {
+      const line = text.slice(0, conflict.index).split('\n').length;
+      return reject(
+        `it holds a git merge conflict marker at line ${line}: mtool writes a snapshot whole, so resolve the conflict by keeping one side whole ` +
+          `(\`git checkout --ours\` or \`--theirs\` on the file, then \`git add\` it), not by merging its lines`,
+      );
+    }
     return reject(`it is not valid JSON (${(error as Error).message}); it was probably truncated or edited`);
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) return reject('it is not a JSON object');
