@@ -40,8 +40,12 @@ async function captureSettings(conn: Connection): Promise<string[]> {
   ];
 }
 
-/** Statements that make temporary objects (`CREATE [GLOBAL | LOCAL] TEMP[ORARY] TABLE | VIEW | SEQUENCE`, `SELECT ... INTO TEMP`). */
-const MAKES_TEMPORARY = /^CREATE\s+(?:OR\s+REPLACE\s+)?(?:(?:GLOBAL|LOCAL)\s+)?(?:TEMP|TEMPORARY)\b|^SELECT\b[\s\S]*?\bINTO\s+(?:TEMP|TEMPORARY)\b/i;
+/**
+ * Statements that make temporary objects (`CREATE [GLOBAL | LOCAL] TEMP[ORARY] TABLE | VIEW | SEQUENCE`,
+ * the same without TEMP in schema `pg_temp`, `SELECT ... INTO TEMP`).
+ */
+const MAKES_TEMPORARY =
+  /^CREATE\s+(?:OR\s+REPLACE\s+)?(?:(?:GLOBAL|LOCAL)\s+)?(?:TEMP|TEMPORARY)\b|^CREATE\s+(?:OR\s+REPLACE\s+)?(?:TABLE|VIEW|SEQUENCE)\s+(?:IF\s+NOT\s+EXISTS\s+)?(?:pg_temp|"pg_temp")\s*\.|^SELECT\b[\s\S]*?\bINTO\s+(?:TEMP|TEMPORARY)\b/i;
 
 /** The session's temporary objects go with the file that made them. */
 const DROP_TEMPORARY = 'DISCARD TEMP';

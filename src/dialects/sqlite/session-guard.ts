@@ -29,8 +29,12 @@ const SETTINGS = new Set([
 /** `PRAGMA [schema.]name = value` or `PRAGMA [schema.]name(value)`: the (qualified) name set. */
 const SETS_PRAGMA = /^PRAGMA\s+((?:(?:"[^"]+"|\w+)\s*\.\s*)?(\w+))\s*(?:=|\()/i;
 
-/** `CREATE TEMP[ORARY] TABLE | VIEW | TRIGGER [IF NOT EXISTS] [temp.]name`: what it makes and its name. */
-const MAKES_TEMPORARY = /^CREATE\s+(?:TEMP|TEMPORARY)\s+(TABLE|VIEW|TRIGGER)\s+(?:IF\s+NOT\s+EXISTS\s+)?(?:temp\s*\.\s*)?("(?:[^"]|"")+"|\[[^\]]+\]|`(?:[^`]|``)+`|\w+)/i;
+/**
+ * `CREATE TEMP[ORARY] TABLE | VIEW | TRIGGER [IF NOT EXISTS] [temp.]name`, or the same without
+ * TEMP and with `temp.` (SQLite's schema of temporary objects): what it makes and its name.
+ */
+const MAKES_TEMPORARY =
+  /^CREATE\s+(?:(?:TEMP|TEMPORARY)\s+(TABLE|VIEW|TRIGGER)\s+(?:IF\s+NOT\s+EXISTS\s+)?(?:(?:temp|"temp"|\[temp\]|`temp`)\s*\.\s*)?|(TABLE|VIEW|TRIGGER)\s+(?:IF\s+NOT\s+EXISTS\s+)?(?:temp|"temp"|\[temp\]|`temp`)\s*\.\s*)("(?:[^"]|"")+"|\[[^\]]+\]|`(?:[^`]|``)+`|\w+)/i;
 
 /** `ATTACH [DATABASE] expr AS name`: the name the database is attached as (the last AS: expr may hold one). */
 const ATTACHES = /^ATTACH\b[\s\S]*\bAS\s+("(?:[^"]|"")+"|\[[^\]]+\]|`(?:[^`]|``)+`|\w+)\s*$/i;
@@ -64,7 +68,7 @@ export function sqliteSessionGuard(statements: readonly { readonly text: string 
     const match = SETS_PRAGMA.exec(text);
     if (match && SETTINGS.has(match[2]!.toLowerCase())) (names ??= new Set()).add(match[1]!.replace(/\s+/g, ''));
     const made = MAKES_TEMPORARY.exec(text);
-    if (made) (drops ??= []).push(`DROP ${made[1]!.toUpperCase()} IF EXISTS temp.${made[2]}`);
+    if (made) (drops ??= []).push(`DROP ${(made[1] ?? made[2])!.toUpperCase()} IF EXISTS temp.${made[3]}`);
   }
   const detached = [...(attached ?? [])].map((name) => `DETACH DATABASE "${name.replaceAll('"', '""')}"`);
   if (names === undefined && drops === undefined && detached.length === 0) return undefined;

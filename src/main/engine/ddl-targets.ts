@@ -42,6 +42,12 @@ export interface DdlSyntax {
    */
   readonly namesEveryTable: boolean;
   /**
+   * The server cuts longer names to this many bytes (PostgreSQL: NAMEDATALEN - 1, 63 in standard
+   * builds), so a longer table name in a statement is not the key the IR has: such a migration is
+   * read in full.
+   */
+  readonly identifierBytes?: number;
+  /**
    * A query returning one row `{ event_triggers, dml_code, dependents }` (booleans, or 0/1), read
    * with {@link databaseCode}: enabled event triggers (any DDL may run more DDL: every migration is
    * read in full), triggers or rules (data statements may run DDL), and tables whose IR follows
@@ -119,6 +125,7 @@ export function ddlSyntax(dialect: Pick<Dialect, 'splitDialect' | 'capabilities'
     codeRunsDdl: pg,
     looseReferences: dialect.splitDialect === 'sqlite',
     namesEveryTable: dialect.splitDialect === 'mysql',
+    ...(pg ? { identifierBytes: 63 } : {}),
     ...(pg ? { codeCheck: PG_CODE_CHECK } : dialect.splitDialect === 'sqlite' ? { codeCheck: SQLITE_CODE_CHECK } : {}),
   };
 }
@@ -510,6 +517,9 @@ export function migrationEffect(statements: readonly string[], syntax: DdlSyntax
 /** The IR keys a table reference may have, or why it cannot be resolved. */
 function tableKeys(ref: NameRef, syntax: DdlSyntax, previous: SchemaIR, created: ReadonlySet<string>): string[] | string {
   const parts = ref.parts;
+  const limit = syntax.identifierBytes;
+  const overlong = limit === undefined ? undefined : parts.find((p) => Buffer.byteLength(p) > limit);
+  if (overlong !== undefined) return `'${overlong}' is longer than ${limit} bytes, which the server cuts names to`;
   const bare = parts[parts.length - 1]!;
   let keys: string[];
   if (!syntax.schemas || parts.length === 1) {

@@ -63,6 +63,8 @@ interface Known {
   version: number;
   /** Set once read (intact) or written; `null` once found unusable. */
   checksum?: string | null;
+  /** Its `applied_at`, with the checksum. */
+  appliedAt?: string;
 }
 
 /** The schema's maps, in the order the step code destructures them. */
@@ -226,11 +228,12 @@ export class SnapshotWriter {
     const dir = snapshotDir(this.#root);
     const path = join(dir, `${migrationId}.schema.json`);
     const previous = await this.#previousChecksum(version);
+    const appliedAtText = (appliedAt ?? new Date()).toISOString();
 
     // Members in canonical (sorted) order, each as byte pieces; `checksum` gets a placeholder that
     // is left out of the hash and filled in after it.
     const members: Record<string, Buffer[]> = {
-      applied_at: [utf8(JSON.stringify((appliedAt ?? new Date()).toISOString()))],
+      applied_at: [utf8(JSON.stringify(appliedAtText))],
       checksum: [PLACEHOLDER],
       database_name: [utf8(JSON.stringify(this.#databaseName))],
       database_type: [utf8(JSON.stringify(this.#databaseType))],
@@ -259,7 +262,7 @@ export class SnapshotWriter {
     const { bytes, release } = this.#assemble(pieces, length);
     const checksum = createHash('sha256').update(bytes.subarray(0, checksumStart)).update(bytes.subarray(checksumEnd)).digest('hex');
     bytes.write(checksum, checksumEnd - COMMA.length - 1 - checksum.length, 'latin1');
-    const replaced = this.#remember({ path, version, checksum });
+    const replaced = this.#remember({ path, version, checksum, appliedAt: appliedAtText });
     const failed = (error: unknown) => {
       this.#forget(path, checksum, replaced);
       return error;
@@ -306,19 +309,28 @@ export class SnapshotWriter {
     return { bytes: memory.subarray(0, length), release };
   }
 
-  /** The checksum of the latest intact snapshot of an earlier version, as writeSnapshot finds it. */
+  /**
+   * The checksum of the latest intact snapshot of an earlier version (of several files of that
+   * version, the one applied last), as writeSnapshot finds it.
+   */
   async #previousChecksum(version: number): Promise<string | null> {
     if (!this.#known) {
       this.#known = (await listSnapshots(this.#root, this.#databaseName)).map((e) => ({ path: e.path, version: e.version }));
       this.#knownPaths = new Set(this.#known.map((e) => e.path));
     }
+    let latest: Known | undefined;
     for (let k = this.#known.length - 1; k >= 0; k--) {
       const entry = this.#known[k]!;
       if (entry.version >= version) continue;
-      if (entry.checksum === undefined) entry.checksum = (await readSnapshot(entry.path, this.#options))?.checksum ?? null;
-      if (entry.checksum !== null) return entry.checksum;
+      if (latest && entry.version < latest.version) break;
+      if (entry.checksum === undefined) {
+        const snap = await readSnapshot(entry.path, this.#options);
+        entry.checksum = snap?.checksum ?? null;
+        entry.appliedAt = snap?.applied_at;
+      }
+      if (entry.checksum !== null && (!latest || (entry.appliedAt ?? '') > (latest.appliedAt ?? ''))) latest = entry;
     }
-    return null;
+    return latest?.checksum ?? null;
   }
 
   /** Record a file as written (replacing what was known of the same path, which is returned). */
