@@ -87,11 +87,11 @@ async function main(argv: string[]): Promise<void> {
       hungUp ||= signal === 'SIGHUP';
       run.stop(signal, stderr);
       // After the cleanups, give the command a moment to report how it ended (the migration it
-      // rolled back) before the process exits.
-      const reported = Promise.race([command, new Promise((resolve) => setTimeout(resolve, REPORT_GRACE_MS).unref())]);
+      // rolled back) before the process exits: counted from their end, since they may wait for the
+      // server to stop the running statement (a ClickHouse KILL QUERY) for longer than that moment.
       void run
         .cleanup()
-        .then(() => reported)
+        .then(() => Promise.race([command, new Promise((resolve) => setTimeout(resolve, REPORT_GRACE_MS).unref())]))
         .catch(() => undefined)
         .finally(() => exitAfter(signal, SIGNAL_EXIT_CODES[signal]));
     });

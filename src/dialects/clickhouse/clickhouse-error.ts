@@ -11,10 +11,18 @@ export interface ClickHouseErrorInfo {
   message: string;
 }
 
-// 18.x: `Code: 62, e.displayText() = DB::Exception: <message>, e.what() = DB::Exception`
-const OLD_FORMAT = /Code:\s*(\d+),\s*e\.displayText\(\)\s*=\s*(?:[\w:]*Exception):\s*([\s\S]*?)(?:,\s*e\.what\(\)\s*=\s*[\w:]+\s*)?$/;
+// 18.x: `Code: 62, e.displayText() = DB::Exception: <message>, e.what() = DB::Exception`, and for
+// errors of the server's network and file library (`url()` refused, a part's file missing):
+// `Poco::Exception. Code: 1000, e.code() = 111, e.displayText() = Connection refused, e.what() = Connection refused`
+const OLD_FORMAT = /Code:\s*(\d+),\s*(?:e\.code\(\)\s*=\s*-?\d+,\s*)?e\.displayText\(\)\s*=\s*(?:[\w:]*Exception:\s*)?([\s\S]*?)(?:,\s*e\.what\(\)\s*=\s*[^,]+?\s*)?$/;
 // current: `Code: 62. DB::Exception: <message>. (SYNTAX_ERROR) (version 24.3.2.23 (official build))`
 const NEW_FORMAT = /Code:\s*(\d+)\.\s*(?:[\w:]*Exception):\s*([\s\S]*?)(?:\s*\(([A-Z][A-Z0-9_]{2,})\))?(?:\s*\(version [^()]*(?:\([^()]*\)[^()]*)*\))?\.?\s*$/;
+
+/**
+ * A stack trace a server puts inside some messages (chdb's failed mutation: `0. ? @ 0x000000000f03c72c`,
+ * one line a frame, before the message's `(UNFINISHED)`): of no use to a migration's author.
+ */
+const STACK_TRACE = /\s*\n(?:\s*\d+\.\s[^\n]*@ 0x[0-9a-f]+[^\n]*(?:\n|$))+\s*/g;
 
 /**
  * Parse a ClickHouse error text in the old (18.x, `Code: 62, e.displayText() = …`) or the
@@ -24,7 +32,7 @@ const NEW_FORMAT = /Code:\s*(\d+)\.\s*(?:[\w:]*Exception):\s*([\s\S]*?)(?:\s*\((
  *   // { serverCode: 60, serverType: undefined, message: "Table x doesn't exist" }
  */
 export function parseClickHouseError(text: string): ClickHouseErrorInfo | undefined {
-  const trimmed = text.trim();
+  const trimmed = text.replace(STACK_TRACE, ' ').trim();
   const old = OLD_FORMAT.exec(trimmed);
   if (old) return { serverCode: Number(old[1]), serverType: undefined, message: clean(old[2]!) };
   const current = NEW_FORMAT.exec(trimmed);
@@ -33,7 +41,7 @@ export function parseClickHouseError(text: string): ClickHouseErrorInfo | undefi
 }
 
 function clean(message: string): string {
-  return message.trim().replace(/\.$/, '');
+  return message.trim().replace(/\s*\.$/, '');
 }
 
 /**

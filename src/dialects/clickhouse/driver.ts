@@ -74,6 +74,22 @@ async function attempt<T>(ctx: ErrorContext, open: () => Promise<T>, hint: (erro
   }
 }
 
+/** A statement that starts with `#` and no space or `!` after it (`#drop the old table`): not a comment on ClickHouse. */
+const HASH_NOT_COMMENT = /^\s*(#(?![ !])\S*)/;
+
+/** SYNTAX_ERROR, UNKNOWN_FUNCTION, UNKNOWN_TYPE, UNKNOWN_STORAGE, UNKNOWN_SETTING: what an older server says of newer SQL. */
+const UNKNOWN_TO_SERVER = [62, 46, 50, 56, 115];
+
+/**
+ * The server's version, for an error that newer SQL gets from an older server; undefined for
+ * others, and for a statement over max_query_size (also a syntax error on 18.x), which the
+ * dialect's failure hint explains.
+ */
+function versionHint(error: ClickHouseError, version: string): string | undefined {
+  if (!UNKNOWN_TO_SERVER.includes(error.serverCode!) || /\bMax query size exceeded\b/i.test(error.serverMessage)) return undefined;
+  return `the server is ClickHouse ${version}: SQL that later releases added (syntax, functions, types, engines, settings) fails this way on it`;
+}
+
 class ClickHouseConnection implements Connection {
   readonly type = 'clickhouse' as const;
   readonly databaseName: string;
@@ -94,6 +110,14 @@ class ClickHouseConnection implements Connection {
   async query(sql: string): Promise<QueryResult> {
     if (this.#closed) throw new MtoolError('MTOOL_INTERNAL', `clickhouse (${this.#ctx.databaseName}): query on a closed connection`);
     if (this.#lost !== undefined) throw new ClickHouseError('MTOOL_CONNECTION', this.#ctx, this.#lost, 'an earlier statement whose answer was lost may still be running on the server');
+    const hash = HASH_NOT_COMMENT.exec(sql);
+    if (hash) {
+      throw new MtoolError(
+        'MTOOL_DATABASE',
+        `clickhouse (${this.#ctx.databaseName}): the statement starts with '${hash[1]}', which ClickHouse does not read as a comment ('#' begins one only before a space or '!'): chdb skips such a statement without running it and a server refuses it; write '# ${hash[1]!.slice(1)}' for a comment`,
+        { database: this.#ctx.databaseName },
+      );
+    }
     try {
       return await this.#transport.exec(sql);
     } catch (e) {
@@ -101,7 +125,8 @@ class ClickHouseConnection implements Connection {
       // A server error carries "Code: N"; anything else (refused, reset, timeout) lost the server.
       const error = new ClickHouseError('MTOOL_DATABASE', this.#ctx, e);
       if (error.serverCode === undefined) throw await this.#answerLost(e);
-      throw error;
+      const hint = versionHint(error, this.#version);
+      throw hint === undefined ? error : new ClickHouseError('MTOOL_DATABASE', this.#ctx, e, hint);
     }
   }
 

@@ -92,6 +92,8 @@ class HttpTransport implements ClickHouseTransport {
   #sessionId: string | undefined;
   /** The last statement sent, by its `query_id`: what {@link cancel} and {@link terminate} stop. */
   #last: (SentStatement & { id: string }) | undefined;
+  /** The last request of the session, settled or not: the next one waits for it. */
+  #previous: Promise<unknown> = Promise.resolve();
 
   constructor(client: ClickHouseClient, side: () => ClickHouseClient, options: HttpTransportOptions) {
     this.#client = client;
@@ -108,7 +110,11 @@ class HttpTransport implements ClickHouseTransport {
     // Each statement under an id of its own, by which a second session can KILL it: the server
     // runs a statement to its end whether or not its client is still there to hear the answer.
     const id = randomUUID();
-    const result = this.#run(sql, id, bound);
+    // The server runs one request of a session at a time and refuses another meanwhile ("Session
+    // is locked by a concurrent client"): a lock release sent while a read still runs (the
+    // migrations folder failed to read as the tracking table was read) would fail, the lock left held.
+    const result = this.#previous.then(() => this.#run(sql, id, bound));
+    this.#previous = result.catch(() => undefined);
     this.#last = Object.assign(new SentStatement(`query_id = '${id}'`, result, (e) => serverCodeOf(e) !== undefined), { id });
     return result;
   }

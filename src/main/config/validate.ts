@@ -306,7 +306,8 @@ function warningsFor(c: Checked): ConfigWarning[] {
   if (e.type === 'postgresql' && parsed.database === undefined) {
     add(`Database '${e.name}': the URL names no database; PostgreSQL falls back to the database named after the user${parsed.user ? ` ('${parsed.user}')` : ''}`);
   }
-  if (e.type === 'clickhouse' && parsed.database === undefined) add(`Database '${e.name}': the URL names no database; using ClickHouse database 'default'`);
+  // A chdb URL names a data folder, never a database: it always uses 'default'.
+  if (e.type === 'clickhouse' && parsed.scheme !== 'chdb' && parsed.database === undefined) add(`Database '${e.name}': the URL names no database; using ClickHouse database 'default'`);
   return out;
 }
 

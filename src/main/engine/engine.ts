@@ -461,7 +461,11 @@ export async function status(entry: DatabaseEntry, ctx: EngineContext): Promise<
 export async function history(entry: DatabaseEntry, ctx: EngineContext): Promise<HistoryResult> {
   return withSession(entry, ctx.root, ctx.log, async (session) => {
     const records = await readRecords(session);
-    const byTime = [...records].sort((a, b) => (a.appliedAt < b.appliedAt ? -1 : a.appliedAt > b.appliedAt ? 1 : 0) || records.indexOf(a) - records.indexOf(b));
+    // Within one timestamp (ClickHouse keeps whole seconds), in the order a migrate runs them:
+    // repeatables by description (ROC__01_views before RA__02_grants), not by file name.
+    const runOrder = (a: MigrationRecord, b: MigrationRecord): number =>
+      a.version === null && b.version === null && a.description !== b.description ? (a.description < b.description ? -1 : 1) : records.indexOf(a) - records.indexOf(b);
+    const byTime = [...records].sort((a, b) => (a.appliedAt < b.appliedAt ? -1 : a.appliedAt > b.appliedAt ? 1 : 0) || runOrder(a, b));
     return { database: entry.name, databaseType: entry.type, records: byTime };
   }, { readOnly: true });
 }
