@@ -1,22 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { SplitDialect } from '../../src/dialects/types.js';
-import { parseMigrationFile } from '../../src/parser/migration-file.js';
+import { errorOf, parseFile } from './parse-file.js';
 import { splitStatements } from '../../src/parser/split-statements.js';
 
 /** QA: dumps and tool-generated scripts (pg_dump, mariadb-dump) as migration files. */
 
-function parse(content: string | Buffer, dialect: SplitDialect = 'postgresql') {
-  return parseMigrationFile({ filename: 'app__0001_baseline.sql', path: 'migrations/app/app__0001_baseline.sql', content: typeof content === 'string' ? Buffer.from(content) : content, database: 'app', dialect });
-}
 
-function errorOf(fn: () => unknown): Error & { code?: string } {
-  try {
-    fn();
-  } catch (error) {
-    return error as Error & { code?: string };
-  }
-  throw new Error('expected an error');
-}
+
+const parse = (content: string | Buffer, dialect: SplitDialect = 'postgresql') => parseFile(content, dialect, 'app__0001_baseline.sql');
 
 const texts = (statements: readonly { text: string; line: number }[]) => statements.map((s) => [s.text, s.line]);
 

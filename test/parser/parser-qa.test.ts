@@ -1,21 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { SplitDialect } from '../../src/dialects/types.js';
-import { parseMigrationFile } from '../../src/parser/migration-file.js';
+import { errorOf, parseFile } from './parse-file.js';
 
 /** QA round D: how a migration file's bytes become sections, directives and statements. */
 
-function parse(content: string | Buffer, dialect: SplitDialect = 'postgresql') {
-  return parseMigrationFile({ filename: 'app__0001_init.sql', path: 'migrations/app/app__0001_init.sql', content: typeof content === 'string' ? Buffer.from(content) : content, database: 'app', dialect });
-}
 
-function errorOf(fn: () => unknown): Error & { code?: string } {
-  try {
-    fn();
-  } catch (error) {
-    return error as Error & { code?: string };
-  }
-  throw new Error('expected an error');
-}
+
+const parse = (content: string | Buffer, dialect: SplitDialect = 'postgresql') => parseFile(content, dialect);
 
 const texts = (statements: readonly { text: string; line: number }[] | undefined) => statements?.map((s) => [s.text, s.line]);
 

@@ -1,8 +1,8 @@
 import { mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { TestProject, explain, migration } from '../engine/support/project.js';
-import { TARGETS, provision, targetReachable, type ProvisionedDatabase } from '../engine/support/targets.js';
+import { describe, expect, it } from 'vitest';
+import { TestProject, explain, migration, projectsPerTest } from '../engine/support/project.js';
+import { TARGETS, targetReachable } from '../engine/support/targets.js';
 
 /**
  * `migrate`'s schema snapshots (spec "Schema snapshot": written after versioned migrations, a
@@ -14,21 +14,8 @@ import { TARGETS, provision, targetReachable, type ProvisionedDatabase } from '.
 const target = (id: string) => TARGETS.find((t) => t.id === id)!;
 const pgUp = await targetReachable(target('postgresql'));
 
-const made: { db: ProvisionedDatabase; project: TestProject }[] = [];
-afterEach(async () => {
-  for (const { db, project } of made.splice(0)) {
-    await project.dispose();
-    await db.drop();
-  }
-});
-
-async function projectOf(id: string, files: Record<string, string>): Promise<TestProject> {
-  const db = await provision(target(id));
-  const project = await TestProject.create([{ name: 'app', type: target(id).type, url: db.url }]);
-  made.push({ db, project });
-  for (const [name, content] of Object.entries(files)) await project.write(name, content);
-  return project;
-}
+const projectsOf = projectsPerTest();
+const projectOf = (id: string, files: Record<string, string>): Promise<TestProject> => projectsOf(target(id), files);
 
 const THREE = {
   'app__0001_a.sql': migration(['CREATE TABLE a (id integer primary key)']),

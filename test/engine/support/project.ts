@@ -160,3 +160,25 @@ export function projectPerTest(target: EngineTarget): { create(url?: (db: Provis
     },
   };
 }
+
+/**
+ * `projectOf(target, files)` for the tests of the enclosing block: a fresh database of the
+ * target, a project whose database `app` uses it holding `files` (name to content), both removed
+ * after the test; a test may make several.
+ */
+export function projectsPerTest(): (target: EngineTarget, files: Record<string, string>) => Promise<TestProject> {
+  const made: { db: ProvisionedDatabase; project: TestProject }[] = [];
+  afterEach(async () => {
+    for (const { db, project } of made.splice(0)) {
+      await project.dispose();
+      await db.drop();
+    }
+  });
+  return async (target, files) => {
+    const db = await provision(target);
+    const project = await TestProject.create([{ name: 'app', type: target.type, url: db.url }]);
+    made.push({ db, project });
+    for (const [name, content] of Object.entries(files)) await project.write(name, content);
+    return project;
+  };
+}
