@@ -39,17 +39,32 @@ function identifierFor(name: string): string {
 
 type Outcome = { path: string; action: 'created' | 'updated' | 'kept' };
 
+/** A line `.gitignore` gets, unless one of `covers` (trimmed) is there already. */
+interface IgnoreEntry {
+  line: string;
+  covers: ReadonlySet<string>;
+  comment: string;
+}
+
 /** The folder of compiled configuration modules (config/module-loader.ts): machine-specific, never committed. */
-const CACHE_IGNORE_ENTRY = '.mtool/cache/';
-/** Lines that already keep the cache out of git. */
-const CACHE_IGNORE_LINES = new Set(['.mtool/cache', '.mtool/cache/', '/.mtool/cache', '/.mtool/cache/', '.mtool/cache/*', '/.mtool/cache/*']);
+const CACHE_IGNORE: IgnoreEntry = {
+  line: '.mtool/cache/',
+  covers: new Set(['.mtool/cache', '.mtool/cache/', '/.mtool/cache', '/.mtool/cache/', '.mtool/cache/*', '/.mtool/cache/*']),
+  comment: '# mtool: compiled configuration cache (machine-specific)',
+};
+/** The SQLite database of the configuration init writes, and its journal: local data, not source. */
+const SCAFFOLD_DATABASE_IGNORE: IgnoreEntry = {
+  line: '/db.sqlite3*',
+  covers: new Set(['/db.sqlite3*', 'db.sqlite3*', '*.sqlite3*', '/*.sqlite3*']),
+  comment: '# mtool: the SQLite database of mtool.config.ts (local data)',
+};
 
 /**
- * Make `<root>/.gitignore` ignore `.mtool/cache/`: create the file, or append one line (keeping
- * the file's line endings and mode), or leave it when a line already covers the folder. The
- * write is atomic, so a crash leaves the old file or the new one, never a half-written one.
+ * Make `<root>/.gitignore` hold `entries`: create the file, or append the lines missing (keeping
+ * the file's line endings and mode), or leave it when lines already cover them. The write is
+ * atomic, so a crash leaves the old file or the new one, never a half-written one.
  */
-async function ensureCacheIgnored(root: string): Promise<Outcome> {
+async function ensureIgnored(root: string, entries: readonly IgnoreEntry[]): Promise<Outcome & { added: string[] }> {
   const path = join(root, '.gitignore');
   let current: string | undefined;
   try {
@@ -57,22 +72,24 @@ async function ensureCacheIgnored(root: string): Promise<Outcome> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  const block = (eol: string) => `# mtool: compiled configuration cache (machine-specific)${eol}${CACHE_IGNORE_ENTRY}${eol}`;
+  const block = (missing: readonly IgnoreEntry[], eol: string) => missing.map((e) => `${e.comment}${eol}${e.line}${eol}`).join('');
   if (current === undefined) {
     try {
-      await writeFileAtomic(path, block('\n'), { exclusive: true });
-      return { path: '.gitignore', action: 'created' };
+      await writeFileAtomic(path, block(entries, '\n'), { exclusive: true });
+      return { path: '.gitignore', action: 'created', added: entries.map((e) => e.line) };
     } catch (error) {
       // Created by someone else since we looked: fall through and update theirs.
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       current = await readFile(path, 'utf8');
     }
   }
-  if (current.split(/\r?\n/).some((line) => CACHE_IGNORE_LINES.has(line.trim()))) return { path: '.gitignore', action: 'kept' };
+  const lines = new Set(current.split(/\r?\n/).map((line) => line.trim()));
+  const missing = entries.filter((e) => ![...e.covers].some((line) => lines.has(line)));
+  if (missing.length === 0) return { path: '.gitignore', action: 'kept', added: [] };
   const eol = current.includes('\r\n') ? '\r\n' : '\n';
   const separator = current === '' || current.endsWith('\n') ? '' : eol;
-  await writeFileAtomic(path, `${current}${separator}${block(eol)}`, { mode: (await stat(path)).mode & 0o777 });
-  return { path: '.gitignore', action: 'updated' };
+  await writeFileAtomic(path, `${current}${separator}${block(missing, eol)}`, { mode: (await stat(path)).mode & 0o777 });
+  return { path: '.gitignore', action: 'updated', added: missing.map((e) => e.line) };
 }
 
 async function ensureDir(root: string, relativePath: string): Promise<Outcome> {
@@ -82,15 +99,17 @@ async function ensureDir(root: string, relativePath: string): Promise<Outcome> {
   return { path: `${relativePath}/`, action: 'created' };
 }
 
-function outcomeNote(outcome: Outcome): string {
+/** `added`: the lines appended to `.gitignore`. */
+function outcomeNote(outcome: Outcome, added: readonly string[]): string {
   const ignore = outcome.path === '.gitignore';
-  if (outcome.action === 'kept') return ignore ? ` (already ignores ${CACHE_IGNORE_ENTRY})` : ' (already there)';
-  return outcome.action === 'updated' ? ` (added ${CACHE_IGNORE_ENTRY})` : '';
+  if (outcome.action === 'kept') return ignore ? ` (already ignores ${CACHE_IGNORE.line})` : ' (already there)';
+  return outcome.action === 'updated' && ignore ? ` (added ${added.join(', ')})` : '';
 }
 
 /**
  * `mtool init [--database NAME]`: creates `migrations/`, `migrations/<database>/` and, when no
  * configuration exists, a commented `mtool.config.ts`; makes `.gitignore` ignore `.mtool/cache/`
+ * (and, with the configuration it writes, that configuration's SQLite database file)
  * (appending one line at most). Other existing files are never changed, so the command is safe
  * to repeat. With an existing configuration the database folder is the one of
  * `--database` (or the default database) of that configuration.
@@ -135,14 +154,18 @@ export async function init(ctx: CommandContext, input: CommandInput): Promise<Co
   }
   outcomes.push(await ensureDir(root, 'migrations'));
   outcomes.push(await ensureDir(root, `migrations/${database}`));
-  outcomes.push(await ensureCacheIgnored(root));
+  // The database file of a configuration written now is local data; a configuration the user
+  // wrote may name any database, so only the cache is ignored for it.
+  const scaffolded = outcomes[0]?.path === CONFIG_FILE_NAMES[0] && outcomes[0].action === 'created';
+  const { added, ...ignored } = await ensureIgnored(root, scaffolded ? [CACHE_IGNORE, SCAFFOLD_DATABASE_IGNORE] : [CACHE_IGNORE]);
+  outcomes.push(ignored);
 
   const data = { root, database, files: outcomes };
   return {
     data,
     text: () =>
       [
-        ...outcomes.map((o) => `${o.action.padEnd(7)} ${o.path}${outcomeNote(o)}`),
+        ...outcomes.map((o) => `${o.action.padEnd(7)} ${o.path}${outcomeNote(o, added)}`),
         `next: mtool new "describe your change"${database === 'default' ? '' : ` --database ${database}`}`,
       ].join('\n'),
   };
