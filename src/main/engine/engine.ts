@@ -463,8 +463,10 @@ export async function history(entry: DatabaseEntry, ctx: EngineContext): Promise
     const records = await readRecords(session);
     // Within one timestamp (ClickHouse keeps whole seconds), in the order a migrate runs them:
     // repeatables by description (ROC__01_views before RA__02_grants), not by file name.
+    // Positions read once: indexOf in the comparator scanned the records at every comparison.
+    const at = new Map(records.map((record, i) => [record, i]));
     const runOrder = (a: MigrationRecord, b: MigrationRecord): number =>
-      a.version === null && b.version === null && a.description !== b.description ? (a.description < b.description ? -1 : 1) : records.indexOf(a) - records.indexOf(b);
+      a.version === null && b.version === null && a.description !== b.description ? (a.description < b.description ? -1 : 1) : at.get(a)! - at.get(b)!;
     const byTime = [...records].sort((a, b) => (a.appliedAt < b.appliedAt ? -1 : a.appliedAt > b.appliedAt ? 1 : 0) || runOrder(a, b));
     return { database: entry.name, databaseType: entry.type, records: byTime };
   }, { readOnly: true });

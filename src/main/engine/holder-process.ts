@@ -185,7 +185,7 @@ export function runningHolderWarning(holder: LockHolder, database: string, sessi
       `End session ${sessionRuns.id} (\`${sessionRuns.endStatement}\`) or wait until it ends before migrating again.`
     );
   }
-  const who = holderRunsHere(holder)!;
+  const who = runningHolderText(holder, found);
   const alsoSession = sessionRuns
     ? ` Stopping it does not stop its database session ${sessionRuns.id} on the server, which goes on with what the run sent: end that too (\`${sessionRuns.endStatement}\`), or wait until it ends.`
     : '';
@@ -194,11 +194,14 @@ export function runningHolderWarning(holder: LockHolder, database: string, sessi
 
 /**
  * That the holder's process still runs on this host, with what it is, or undefined when it does
- * not (or ran elsewhere): `its holder, process 4242 ('node …/bin.js migrate', running since …), still runs on this host`.
+ * not (or ran elsewhere), from what {@link inspectHolder} found (`found`, read once by the caller):
+ * `its holder, process 4242 ('node …/bin.js migrate', running since …), still runs on this host`.
  */
-export function holderRunsHere(holder: LockHolder): string | undefined {
-  const found = inspectHolder(holder);
-  if (found.state !== 'running') return undefined;
+export function holderRunsHere(holder: LockHolder, found: HolderProcess): string | undefined {
+  return found.state === 'running' ? runningHolderText(holder, found) : undefined;
+}
+
+function runningHolderText(holder: LockHolder, found: HolderProcess): string {
   return found.verified
     ? `its holder, process ${holder.pid} (${describeProcess(found)}), still runs on this host`
     : `a process with the holder's pid ${holder.pid} runs on this host (this system cannot tell whether it is the holder)`;

@@ -322,10 +322,11 @@ export function describeHolder(holder: LockHolder, now = Date.now()): string {
 
 function lockHeldError(database: string, holder: LockHolder | undefined, cause?: unknown, session?: HolderSession): LockError {
   const who = holder ? `held by ${describeHolder(holder)}` : 'held (the holder row was removed while checking)';
-  const state = holder ? inspectHolder(holder).state : undefined;
+  const found = holder ? inspectHolder(holder) : undefined;
+  const state = found?.state;
   const sessionRuns = session?.running === true;
   // Said as lock-status says it: whether the holder still runs here (README: The migration lock).
-  const here = holder ? holderRunsHere(holder) : undefined;
+  const here = holder && found ? holderRunsHere(holder, found) : undefined;
   // A holder known to be gone, or whose server session still runs while its process is not seen
   // running here, gets the advice of lock-status; else the spec's "may be running".
   const what =
